@@ -1,0 +1,163 @@
+//! The build's kernel catalog, as generated from `catalog.toml` by `build.rs`
+//! (see `codegen::emit`). The types live here; the data is in `generated`.
+//! Nothing in this file restates what the catalog says.
+
+/// Which `ninfer-calibrate` switch (`--no-<flag>`) a family belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CalibrationFlag {
+    Ternary,
+    Groupwise,
+    Attention,
+    LinearAttention,
+}
+
+/// A named integer: a schedule parameter, or a launch value of a variant.
+pub type Param = (&'static str, i64);
+
+/// How the host launches one variant. `threads`, `shared_bytes` and `max_width`
+/// every family has; the rest (`rows_per_cta`, ...) are family-specific in `extra`.
+#[derive(Clone, Copy, Debug)]
+pub struct Launch {
+    pub threads: u32,
+    pub shared_bytes: u32,
+    /// Widest input (tokens, or KV window for attention) one launch of this variant serves.
+    pub max_width: u32,
+    pub extra: &'static [Param],
+}
+
+impl Launch {
+    pub fn extra(&self, name: &str) -> Option<i64> {
+        self.extra.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+}
+
+/// One compiled kernel: a family rendered with one schedule (or a non-routed module).
+#[derive(Debug)]
+pub struct Variant {
+    /// `<family>__<schedule>`; also the CUDA entry point's name.
+    pub name: &'static str,
+    pub family: &'static str,
+    pub schedule: &'static str,
+    pub params: &'static [Param],
+    pub launch: Launch,
+    pub ptx: &'static str,
+}
+
+impl Variant {
+    pub fn param(&self, name: &str) -> Option<i64> {
+        self.params.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+}
+
+/// A routed kernel family.
+#[derive(Debug)]
+pub struct Family {
+    pub name: &'static str,
+    pub calibration: CalibrationFlag,
+    /// Key instances (shapes); the route key is `<name>/<key>`.
+    pub keys: &'static [&'static str],
+    /// Widths calibration measures.
+    pub widths: &'static [u32],
+    /// The compiled route: `(last_width, schedule)`, inclusive, strictly increasing.
+    pub compiled: &'static [(u32, &'static str)],
+    /// Candidate variants in declared order (indices into `VARIANTS`).
+    pub candidates: &'static [usize],
+}
+
+/// A non-routed module (helper kernels such as activation quantization).
+#[derive(Debug)]
+pub struct Module {
+    pub name: &'static str,
+    /// Index into `VARIANTS`.
+    pub variant: usize,
+}
+
+pub use crate::generated::{FAMILIES, MODULES, ROUTE_CATALOG, VARIANTS};
+
+pub fn family(name: &str) -> Option<&'static Family> {
+    FAMILIES.iter().find(|f| f.name == name)
+}
+
+pub fn module(name: &str) -> Option<&'static Variant> {
+    MODULES.iter().find(|m| m.name == name).map(|m| &VARIANTS[m.variant])
+}
+
+/// Splits a route key `family/shape` (the family part may itself contain no '/').
+pub fn split_route_key(key: &str) -> Option<(&'static Family, &str)> {
+    let (fam, rest) = key.split_once('/')?;
+    let f = family(fam)?;
+    f.keys.iter().any(|k| *k == rest).then_some((f, rest))
+}
+
+/// Every route key of the build, sorted bytewise (the order of the digest's listing).
+pub fn route_keys() -> Vec<String> {
+    let mut keys: Vec<String> = FAMILIES
+        .iter()
+        .flat_map(|f| f.keys.iter().map(move |k| format!("{}/{}", f.name, k)))
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// An owned, GPU-free view of the routing facts of a catalog: what profiles,
+/// layering and lookup need. `CatalogView::built_in()` is this build's; tests make
+/// their own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogView {
+    pub digest: String,
+    /// Sorted by key.
+    pub keys: Vec<KeyView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyView {
+    pub key: String,
+    pub calibration: CalibrationFlag,
+    /// Declared order: `(schedule, max_width)`.
+    pub candidates: Vec<(String, u32)>,
+    pub compiled: Vec<(u32, String)>,
+    pub widths: Vec<u32>,
+}
+
+impl CatalogView {
+    pub fn built_in() -> Self {
+        let mut keys: Vec<KeyView> = FAMILIES
+            .iter()
+            .flat_map(|f| {
+                f.keys.iter().map(move |k| KeyView {
+                    key: format!("{}/{}", f.name, k),
+                    calibration: f.calibration,
+                    candidates: f
+                        .candidates
+                        .iter()
+                        .map(|&i| (VARIANTS[i].schedule.to_string(), VARIANTS[i].launch.max_width))
+                        .collect(),
+                    compiled: f.compiled.iter().map(|(w, s)| (*w, s.to_string())).collect(),
+                    widths: f.widths.to_vec(),
+                })
+            })
+            .collect();
+        keys.sort_by(|a, b| a.key.cmp(&b.key));
+        CatalogView { digest: ROUTE_CATALOG.to_string(), keys }
+    }
+
+    pub fn key(&self, key: &str) -> Option<&KeyView> {
+        self.keys.binary_search_by(|k| k.key.as_str().cmp(key)).ok().map(|i| &self.keys[i])
+    }
+}
+
+impl KeyView {
+    /// The widest width a schedule of this key serves, or None if it is no candidate.
+    pub fn max_width(&self, schedule: &str) -> Option<u32> {
+        self.candidates.iter().find(|(s, _)| s == schedule).map(|(_, w)| *w)
+    }
+    /// The compiled route's schedule for a width (the last band extends to any width).
+    pub fn compiled_for(&self, width: u32) -> &str {
+        self.compiled
+            .iter()
+            .find(|(last, _)| width <= *last)
+            .or(self.compiled.last())
+            .map(|(_, s)| s.as_str())
+            .unwrap_or("")
+    }
+}

@@ -1,0 +1,1 @@
+//! `ninfer catalog` (owner: codegen work). Placeholder until implemented.

@@ -1,0 +1,2 @@
+//! One file per `ninfer` subcommand: its clap arguments and its `run`.
+pub mod catalog;

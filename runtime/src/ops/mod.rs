@@ -1,0 +1,1 @@
+//! ops (in progress)
