@@ -1,0 +1,1 @@
+//! ninfer-codegen: catalog.toml -> variants -> PTX, digest, Rust tables (in progress).
