@@ -31,13 +31,17 @@ pub(super) fn probe(ordinal: usize) -> anyhow::Result<DeviceInfo> {
     if !present {
         bail!("no NVIDIA GPU driver found (libcuda.so is not loadable): this command needs a CUDA GPU");
     }
-    cudarc::driver::result::init().map_err(|e| anyhow::anyhow!("the CUDA driver failed to initialise: {e}"))?;
+    cudarc::driver::result::init()
+        .map_err(|e| anyhow::anyhow!("the CUDA driver failed to initialise: {e}"))?;
     let count = cudarc::driver::result::device::get_count().unwrap_or(0);
     if count <= 0 {
         bail!("the CUDA driver reports no GPU on this machine");
     }
     if ordinal >= count as usize {
-        bail!("there is no CUDA device {ordinal}: this machine has {count} (0..{})", count - 1);
+        bail!(
+            "there is no CUDA device {ordinal}: this machine has {count} (0..{})",
+            count - 1
+        );
     }
     let dev = cudarc::driver::result::device::get(ordinal as i32)?;
     let attr = |a| unsafe { cudarc::driver::result::device::get_attribute(dev, a) };
@@ -110,6 +114,8 @@ impl Gpu {
     }
 
     pub fn sync(&self) -> anyhow::Result<()> {
-        self.stream.synchronize().context("CUDA stream synchronize (a kernel failed?)")
+        self.stream
+            .synchronize()
+            .context("CUDA stream synchronize (a kernel failed?)")
     }
 }

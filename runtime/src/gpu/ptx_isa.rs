@@ -4,7 +4,10 @@
 
 /// `.version X.Y` of a PTX text, as (X, Y).
 pub fn ptx_isa_version(ptx: &str) -> Option<(u32, u32)> {
-    let line = ptx.lines().map(str::trim).find(|l| l.starts_with(".version"))?;
+    let line = ptx
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with(".version"))?;
     let (major, minor) = line.trim_start_matches(".version").trim().split_once('.')?;
     Some((major.parse().ok()?, minor.parse().ok()?))
 }
@@ -86,8 +89,13 @@ mod tests {
     fn cuda13_driver_accepts_isa_9_0_but_cuda12_8_does_not() {
         let ptx = ".version 9.0\n";
         assert!(check_driver_accepts(ptx, "v", 13000).is_ok());
-        let err = check_driver_accepts(ptx, "t2_i8_small__x", 12080).unwrap_err().to_string();
-        assert!(err.contains("ISA 9.0") && err.contains("CUDA 12.8") && err.contains("8.7"), "{err}");
+        let err = check_driver_accepts(ptx, "t2_i8_small__x", 12080)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("ISA 9.0") && err.contains("CUDA 12.8") && err.contains("8.7"),
+            "{err}"
+        );
         assert!(check_driver_accepts(".version 9.1\n", "v", 13000).is_err());
         assert!(check_driver_accepts(".version 9.9\n", "v", 14000).is_ok());
     }
