@@ -45,7 +45,10 @@ pub struct Variant {
 
 impl Variant {
     pub fn param(&self, name: &str) -> Option<i64> {
-        self.params.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+        self.params
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
     }
 }
 
@@ -79,7 +82,10 @@ pub fn family(name: &str) -> Option<&'static Family> {
 }
 
 pub fn module(name: &str) -> Option<&'static Variant> {
-    MODULES.iter().find(|m| m.name == name).map(|m| &VARIANTS[m.variant])
+    MODULES
+        .iter()
+        .find(|m| m.name == name)
+        .map(|m| &VARIANTS[m.variant])
 }
 
 /// Splits a route key `family/shape` (the family part may itself contain no '/').
@@ -130,26 +136,44 @@ impl CatalogView {
                     candidates: f
                         .candidates
                         .iter()
-                        .map(|&i| (VARIANTS[i].schedule.to_string(), VARIANTS[i].launch.max_width))
+                        .map(|&i| {
+                            (
+                                VARIANTS[i].schedule.to_string(),
+                                VARIANTS[i].launch.max_width,
+                            )
+                        })
                         .collect(),
-                    compiled: f.compiled.iter().map(|(w, s)| (*w, s.to_string())).collect(),
+                    compiled: f
+                        .compiled
+                        .iter()
+                        .map(|(w, s)| (*w, s.to_string()))
+                        .collect(),
                     widths: f.widths.to_vec(),
                 })
             })
             .collect();
         keys.sort_by(|a, b| a.key.cmp(&b.key));
-        CatalogView { digest: ROUTE_CATALOG.to_string(), keys }
+        CatalogView {
+            digest: ROUTE_CATALOG.to_string(),
+            keys,
+        }
     }
 
     pub fn key(&self, key: &str) -> Option<&KeyView> {
-        self.keys.binary_search_by(|k| k.key.as_str().cmp(key)).ok().map(|i| &self.keys[i])
+        self.keys
+            .binary_search_by(|k| k.key.as_str().cmp(key))
+            .ok()
+            .map(|i| &self.keys[i])
     }
 }
 
 impl KeyView {
     /// The widest width a schedule of this key serves, or None if it is no candidate.
     pub fn max_width(&self, schedule: &str) -> Option<u32> {
-        self.candidates.iter().find(|(s, _)| s == schedule).map(|(_, w)| *w)
+        self.candidates
+            .iter()
+            .find(|(s, _)| s == schedule)
+            .map(|(_, w)| *w)
     }
     /// The compiled route's schedule for a width (the last band extends to any width).
     pub fn compiled_for(&self, width: u32) -> &str {
