@@ -1,0 +1,181 @@
+//! Host side of the ternary small-T projection on the GPU: weight upload, activation
+//! quantization, and the launches, split into column chunks no wider than a variant
+//! serves. Inference and calibration both go through `forward`; they differ only in
+//! how a width is mapped to a variant (`choose`).
+
+use anyhow::{bail, ensure, Context as _};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use half::{bf16, f16};
+
+use super::pack::PackedTernary;
+use crate::catalog::{self, Variant};
+use crate::gpu::Gpu;
+
+/// K elements per activation scale.
+pub const ACT_GROUP: usize = 64;
+/// Widest launch any t2_i8_small variant serves; wider inputs are split.
+pub const MAX_LAUNCH_WIDTH: usize = 32;
+
+/// `<N out>x<K in>` of a route key's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub n: usize,
+    pub k: usize,
+}
+
+impl Shape {
+    pub fn parse(shape: &str) -> anyhow::Result<Shape> {
+        let (n, k) = shape
+            .split_once('x')
+            .with_context(|| format!("shape {shape:?} is not <N>x<K>"))?;
+        Ok(Shape {
+            n: n.parse().with_context(|| format!("N of shape {shape:?}"))?,
+            k: k.parse().with_context(|| format!("K of shape {shape:?}"))?,
+        })
+    }
+
+    /// Bytes the projection must read from memory: codes and weight scales.
+    pub fn weight_bytes(&self) -> usize {
+        self.n * self.k / 4 + self.n * (self.k / 128) * 2
+    }
+}
+
+/// Packed ternary weights resident on the GPU.
+pub struct DeviceWeights {
+    pub shape: Shape,
+    pub codes: CudaSlice<u8>,
+    pub scales: CudaSlice<f16>,
+}
+
+pub fn upload(gpu: &Gpu, packed: &PackedTernary, shape: Shape) -> anyhow::Result<DeviceWeights> {
+    Ok(DeviceWeights {
+        shape,
+        codes: gpu.stream.clone_htod(&packed.codes)?,
+        scales: gpu.stream.clone_htod(&packed.scales)?,
+    })
+}
+
+/// Quantized activations for up to `capacity` tokens of K features.
+pub struct Activations {
+    pub k: usize,
+    pub capacity: usize,
+    pub xq: CudaSlice<i8>,
+    pub xs: CudaSlice<f16>,
+}
+
+impl Activations {
+    pub fn new(gpu: &Gpu, capacity: usize, k: usize) -> anyhow::Result<Activations> {
+        Ok(Activations {
+            k,
+            capacity,
+            xq: gpu.stream.alloc_zeros(capacity * k)?,
+            xs: gpu.stream.alloc_zeros(capacity * (k / ACT_GROUP))?,
+        })
+    }
+}
+
+fn quant_variant() -> &'static Variant {
+    catalog::module("quant_act_i8").expect("catalog.toml declares module quant_act_i8")
+}
+
+/// BF16 x[t][k] → int8 + FP16 scale per (token, 64-wide group).
+pub fn quantize(gpu: &Gpu, x: &CudaSlice<bf16>, t: usize, act: &mut Activations) -> anyhow::Result<()> {
+    ensure!(t <= act.capacity, "{t} tokens exceed the activation buffer ({})", act.capacity);
+    ensure!(x.len() >= t * act.k, "input holds fewer than {t} x {} values", act.k);
+    let variant = quant_variant();
+    let f = gpu.function(variant)?;
+    let groups = t * act.k / ACT_GROUP;
+    let warps_per_block = variant.launch.threads as usize / 32;
+    let cfg = LaunchConfig {
+        grid_dim: (groups.div_ceil(warps_per_block) as u32, 1, 1),
+        block_dim: (variant.launch.threads, 1, 1),
+        shared_mem_bytes: variant.launch.shared_bytes,
+    };
+    let (t_i, k_i) = (t as i32, act.k as i32);
+    let mut b = gpu.stream.launch_builder(f);
+    b.arg(x).arg(&mut act.xq).arg(&mut act.xs).arg(&t_i).arg(&k_i);
+    unsafe { b.launch(cfg) }.with_context(|| format!("launching {}", variant.name))?;
+    Ok(())
+}
+
+/// One launch of `variant` over tokens `first..first+width` of `act`, writing those rows of y.
+pub fn project(
+    gpu: &Gpu,
+    variant: &'static Variant,
+    w: &DeviceWeights,
+    act: &Activations,
+    first: usize,
+    width: usize,
+    y: &mut CudaSlice<bf16>,
+) -> anyhow::Result<()> {
+    let Shape { n, k } = w.shape;
+    ensure!(act.k == k, "activations have K={} but the weights K={k}", act.k);
+    ensure!(
+        width >= 1 && width as u32 <= variant.launch.max_width,
+        "{} serves widths 1..={}, asked {width}",
+        variant.name,
+        variant.launch.max_width
+    );
+    ensure!(first + width <= act.capacity && y.len() >= (first + width) * n, "buffers too small");
+    let rows_per_cta = variant.launch.extra("rows_per_cta").context("launch value rows_per_cta")? as usize;
+    if n % rows_per_cta != 0 || k % 128 != 0 {
+        bail!("{} needs N a multiple of {rows_per_cta} and K of 128; shape is {n}x{k}", variant.name);
+    }
+    let f = gpu.function(variant)?;
+    let cfg = LaunchConfig {
+        grid_dim: ((n / rows_per_cta) as u32, 1, 1),
+        block_dim: (variant.launch.threads, 1, 1),
+        shared_mem_bytes: variant.launch.shared_bytes,
+    };
+    let xq = act.xq.slice(first * k..);
+    let xs = act.xs.slice(first * (k / ACT_GROUP)..);
+    let mut y_rows = y.slice_mut(first * n..);
+    let (n_i, k_i, t_i) = (n as i32, k as i32, width as i32);
+    let mut b = gpu.stream.launch_builder(f);
+    b.arg(&w.codes)
+        .arg(&w.scales)
+        .arg(&xq)
+        .arg(&xs)
+        .arg(&mut y_rows)
+        .arg(&n_i)
+        .arg(&k_i)
+        .arg(&t_i);
+    unsafe { b.launch(cfg) }.with_context(|| format!("launching {}", variant.name))?;
+    Ok(())
+}
+
+/// The whole op, y[t][n] = x[t][k] · Wᵀ: quantize, then launches of at most
+/// `MAX_LAUNCH_WIDTH` columns, each with the variant `choose(width)` names.
+pub fn forward(
+    gpu: &Gpu,
+    w: &DeviceWeights,
+    x: &CudaSlice<bf16>,
+    t: usize,
+    act: &mut Activations,
+    y: &mut CudaSlice<bf16>,
+    choose: &dyn Fn(u32) -> &'static Variant,
+) -> anyhow::Result<()> {
+    quantize(gpu, x, t, act)?;
+    let mut first = 0;
+    while first < t {
+        let width = (t - first).min(MAX_LAUNCH_WIDTH);
+        project(gpu, choose(width as u32), w, act, first, width, y)?;
+        first += width;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_parse_and_count_bytes() {
+        let s = Shape::parse("5120x17408").unwrap();
+        assert_eq!(s, Shape { n: 5120, k: 17408 });
+        // 2-bit codes + one FP16 scale per 128: the 5.5 µs floor at 4.3 TB/s.
+        assert_eq!(s.weight_bytes(), 5120 * 17408 / 4 + 5120 * 136 * 2);
+        assert!(Shape::parse("5120").is_err());
+        assert!(Shape::parse("ax5").is_err());
+    }
+}
