@@ -1,0 +1,105 @@
+//! Every variant of the real catalog assembles with the wheel's ptxas for sm_80,
+//! sm_86, sm_89, sm_90 and sm_120 with no spills and within its launch bounds'
+//! register budget. Lists every offender.
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use ninfer_codegen::ptxas::{assemble, register_budget, ARCHS};
+use ninfer_codegen::{generate, Config};
+use rayon::prelude::*;
+
+/// The shared PTX cache of the workspace's target directory (what builds use).
+fn shared_cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("ninfer-ptx-cache")
+}
+
+#[test]
+fn every_variant_fits_every_architecture() {
+    // NINFER_CATALOG_WORKSPACE: check another checkout's catalog (a debugging aid)
+    let ws = std::env::var_os("NINFER_CATALOG_WORKSPACE")
+        .map(PathBuf::from)
+        .unwrap_or_else(common::workspace);
+    let out = tempfile::tempdir().unwrap();
+    let cfg = Config {
+        catalog: ws.join("catalog.toml"),
+        templates: ws.join("kernel-templates"),
+        out_dir: out.path().to_path_buf(),
+        cache_dir: shared_cache(),
+        cuda_root: common::cuda_root(),
+    };
+    generate(&cfg).unwrap_or_else(|e| panic!("{e}"));
+    let cat = ninfer_codegen::Catalog::load(&cfg.catalog).unwrap();
+    let variants = cat.variants();
+    let jobs: Vec<(usize, &str)> = (0..variants.len())
+        .flat_map(|i| ARCHS.iter().map(move |a| (i, *a)))
+        .collect();
+    let results: Vec<String> = jobs
+        .par_iter()
+        .flat_map(|&(i, arch)| {
+            let v = &variants[i];
+            let ptx = out.path().join(format!("ptx/{}.ptx", v.name));
+            let budget = register_budget(v.launch.threads);
+            match assemble(&cfg.cuda_root, &ptx, arch) {
+                Err(e) => vec![format!("{} {arch}: {e}", v.name)],
+                Ok(res) => {
+                    let mut bad = Vec::new();
+                    if !res.iter().any(|r| r.entry == v.name) {
+                        bad.push(format!(
+                            "{} {arch}: no entry `{}` in ptxas output",
+                            v.name, v.name
+                        ));
+                    }
+                    for r in res {
+                        if r.spill_stores > 0 || r.spill_loads > 0 {
+                            bad.push(format!(
+                                "{} {arch}: spills {} bytes stores, {} bytes loads ({} registers)",
+                                r.entry, r.spill_stores, r.spill_loads, r.registers
+                            ));
+                        }
+                        if r.registers > budget {
+                            bad.push(format!(
+                                "{} {arch}: {} registers > budget {budget} for {} threads",
+                                r.entry, r.registers, v.launch.threads
+                            ));
+                        }
+                    }
+                    bad
+                }
+            }
+        })
+        .collect();
+    assert!(
+        results.is_empty(),
+        "{} offenders:\n{}",
+        results.len(),
+        results.join("\n")
+    );
+}
+
+#[test]
+fn parses_ptxas_verbose_output() {
+    let text = "ptxas info    : 0 bytes gmem\n\
+ptxas info    : Compiling entry function 't2__a' for 'sm_90'\n\
+ptxas info    : Function properties for t2__a\n\
+    8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n\
+ptxas info    : Used 96 registers, used 1 barriers, 8 bytes cumulative stack size, 380 bytes cmem[0]\n";
+    let r = ninfer_codegen::ptxas::parse_verbose(text);
+    assert_eq!(r.len(), 1);
+    assert_eq!(
+        (
+            r[0].entry.as_str(),
+            r[0].registers,
+            r[0].spill_stores,
+            r[0].spill_loads,
+            r[0].stack
+        ),
+        ("t2__a", 96, 4, 12, 8)
+    );
+    assert_eq!(register_budget(256), 255);
+    assert_eq!(register_budget(512), 128);
+    assert_eq!(register_budget(1024), 64);
+}
