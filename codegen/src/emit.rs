@@ -9,7 +9,7 @@ use crate::model::{Catalog, Owner, VariantSpec};
 
 fn params_tokens(params: &[(String, i64)]) -> TokenStream {
     let items = params.iter().map(|(k, v)| {
-        let v = Literal::i64_suffixed(*v);
+        let v = Literal::i64_unsuffixed(*v);
         quote! { (#k, #v) }
     });
     quote! { &[#(#items),*] }
@@ -22,9 +22,9 @@ pub fn routes_rs(catalog: &Catalog, variants: &[VariantSpec], digest: &str) -> S
         let family = &v.family;
         let schedule = &v.schedule;
         let params = params_tokens(&v.params);
-        let threads = Literal::u32_suffixed(v.launch.threads);
-        let shared = Literal::u32_suffixed(v.launch.shared_bytes);
-        let maxw = Literal::u32_suffixed(v.launch.max_width);
+        let threads = Literal::u32_unsuffixed(v.launch.threads);
+        let shared = Literal::u32_unsuffixed(v.launch.shared_bytes);
+        let maxw = Literal::u32_unsuffixed(v.launch.max_width);
         let extra = params_tokens(&v.launch.extra);
         let ptx_file = format!("/ptx/{name}.ptx");
         quote! {
@@ -47,16 +47,16 @@ pub fn routes_rs(catalog: &Catalog, variants: &[VariantSpec], digest: &str) -> S
         let name = &f.name;
         let cal = syn::Ident::new(f.calibration.rust_variant(), proc_macro2::Span::call_site());
         let keys = &f.keys;
-        let widths = f.widths.iter().map(|w| Literal::u32_suffixed(*w));
+        let widths = f.widths.iter().map(|w| Literal::u32_unsuffixed(*w));
         let compiled = f.compiled.iter().map(|(w, s)| {
-            let w = Literal::u32_suffixed(*w);
+            let w = Literal::u32_unsuffixed(*w);
             quote! { (#w, #s) }
         });
         let cands = variants
             .iter()
             .enumerate()
             .filter(|(_, v)| matches!(v.owner, Owner::Family(i, _) if i == fi))
-            .map(|(i, _)| Literal::usize_suffixed(i));
+            .map(|(i, _)| Literal::usize_unsuffixed(i));
         quote! {
             crate::catalog::Family {
                 name: #name,
@@ -74,7 +74,7 @@ pub fn routes_rs(catalog: &Catalog, variants: &[VariantSpec], digest: &str) -> S
         .filter(|(_, v)| matches!(v.owner, Owner::Module(_)))
         .map(|(i, v)| {
             let name = &v.family;
-            let i = Literal::usize_suffixed(i);
+            let i = Literal::usize_unsuffixed(i);
             quote! { crate::catalog::Module { name: #name, variant: #i } }
         });
     let file = quote! {

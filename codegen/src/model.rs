@@ -2,10 +2,10 @@
 //! names its line), validated, and expanded into schedules with evaluated launch values.
 //!
 //! Order ("declared order", the order the digest and the generated tables use):
-//! families in file order; within a family, the explicit `[family.schedules]` entries
-//! in file order first, then each `[[family.grid]]` in file order, each expanded as a
-//! cartesian product over its parameter lists in the order the lists are written, the
-//! last list varying fastest.
+//! families in file order; within a family, schedules in file order: an explicit
+//! `[family.schedules]` entry sits where its line is, a `[[family.grid]]` where its
+//! first line is, and a grid expands there as the cartesian product of its parameter
+//! lists in the order the lists are written, the last list varying fastest.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -165,7 +165,7 @@ impl Catalog {
             let offset = e.span().map(|s| s.start);
             let line = offset.map(|o| line_of(text, o));
             let context = offset.map(|o| owner_at(text, o)).unwrap_or_default();
-            Error::new(path, line, context, e.message().trim().to_string())
+            Error::new(path, line, context, toml_message(e.message().trim()))
         })?;
         let cx = Cx { path, text };
         let mut families = Vec::new();
@@ -307,6 +307,18 @@ struct RawModule {
     #[serde(default)]
     params: SpannedMap<i64>,
     launch: Spanned<SpannedMap<toml::Value>>,
+}
+
+/// toml's message, in the catalog's words where it has them.
+fn toml_message(m: &str) -> String {
+    // "duplicate key `x` in table `family.schedules`"
+    if let Some(rest) = m.strip_prefix("duplicate key ") {
+        if rest.ends_with("in table `family.schedules`") {
+            let name = rest.split(" in table").next().unwrap_or(rest);
+            return format!("duplicate schedule {name} in [family.schedules]");
+        }
+    }
+    m.to_string()
 }
 
 /// For a toml error at `offset`: the `family `x`` / `module `y`` whose table holds it,
@@ -501,6 +513,16 @@ impl<'a> Cx<'a> {
             raw_scheds.push((name, line, params, grid));
             Ok(())
         };
+        // (file offset, expansion index, name, line, params, grid)
+        type Pending = (
+            usize,
+            usize,
+            String,
+            usize,
+            Vec<(String, i64)>,
+            Option<usize>,
+        );
+        let mut pending: Vec<Pending> = Vec::new();
         for (k, v) in &rf.schedules.0 {
             let line = self.line(k);
             let mut params = Vec::new();
@@ -508,7 +530,7 @@ impl<'a> Cx<'a> {
                 params.push((pk.get_ref().clone(), *pv.get_ref()));
             }
             params.sort();
-            push(self, k.get_ref().clone(), line, params, None)?;
+            pending.push((k.span().start, 0, k.get_ref().clone(), line, params, None));
         }
         for (gi, g) in rf.grid.iter().enumerate() {
             let mut pattern: Option<(String, usize)> = None;
@@ -595,8 +617,20 @@ impl<'a> Cx<'a> {
                         ),
                     )
                 })?;
-                push(self, sname.trim().to_string(), pline, params, Some(gi))?;
+                let at = g.0.iter().map(|(k, _)| k.span().start).min().unwrap_or(0);
+                pending.push((
+                    at,
+                    pending.len(),
+                    sname.trim().to_string(),
+                    pline,
+                    params,
+                    Some(gi),
+                ));
             }
+        }
+        pending.sort_by_key(|p| (p.0, p.1));
+        for (_, _, name, line, params, grid) in pending {
+            push(self, name, line, params, grid)?;
         }
         if raw_scheds.is_empty() {
             return Err(self.err(

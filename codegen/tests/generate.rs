@@ -103,3 +103,23 @@ fn cache_second_build_compiles_nothing_and_a_new_schedule_compiles_alone() {
     assert_eq!(r4.compiled().len(), 7);
     assert_eq!(r4.cached(), ["fx_copy__default"]);
 }
+
+#[test]
+fn declared_order_is_file_order() {
+    // the grid written before the explicit entries comes first
+    let c = fixture_catalog();
+    let grid_at = c.find("[[family.grid]]").unwrap();
+    let grid_end = c.find("[[module]]").unwrap();
+    let grid = &c[grid_at..grid_end];
+    let c2 = c
+        .replace(grid, "")
+        .replace("[family.schedules]", &format!("{grid}\n[family.schedules]"));
+    let fx = Fx::new(&c2, &[]);
+    let cat = Catalog::load(&fx.catalog()).unwrap_or_else(|e| panic!("{e}\n{c2}"));
+    let names: Vec<&str> = cat.families[0]
+        .schedules
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(names, ["g2x8", "g2x32", "g8x8", "g8x32", "w4c8", "w4c16"]);
+}

@@ -103,6 +103,7 @@ pub fn line_with(text: &str, needle: &str) -> usize {
 #[track_caller]
 pub fn assert_names(e: &Error, line: usize, owner: &str, problem: &str) {
     let s = e.to_string();
+    eprintln!("{s}");
     assert!(
         s.contains(&format!("catalog.toml:{line}: ")),
         "no `catalog.toml:{line}` in:\n{s}"
