@@ -370,6 +370,16 @@ struct Cx<'a> {
     text: &'a str,
 }
 
+/// A schedule name: ASCII letters, digits and single `_` (it follows `<family>__` in
+/// the entry point, so it may start with a digit: `8x2x32qe`).
+fn is_schedule_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+        && !s.contains("__")
+        && !s.starts_with('_')
+        && !s.ends_with('_')
+}
+
 fn is_ident(s: &str) -> bool {
     let mut c = s.chars();
     matches!(c.next(), Some(ch) if ch.is_ascii_alphabetic())
@@ -486,11 +496,13 @@ impl<'a> Cx<'a> {
                         line: usize,
                         params: Vec<(String, i64)>,
                         grid: Option<usize>| {
-            if !is_ident(&name) {
+            if !is_schedule_name(&name) {
                 return Err(me.err(
                     line,
                     &cx,
-                    format!("schedule name `{name}` must be an identifier (ASCII letters, digits, single `_`)"),
+                    format!(
+                        "schedule name `{name}` may hold only ASCII letters, digits and single `_`"
+                    ),
                 ));
             }
             if let Some((first, g)) = sched_seen.get(&name) {

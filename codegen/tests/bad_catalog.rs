@@ -372,7 +372,7 @@ fn bad_schedule_name() {
         &err_of(&c),
         line_with(&c, "w4-c8"),
         FAM,
-        "schedule name `w4-c8` must be an identifier",
+        "schedule name `w4-c8` may hold only ASCII letters, digits and single `_`",
     );
 }
 

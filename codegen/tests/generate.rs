@@ -2,7 +2,7 @@
 mod common;
 
 use common::*;
-use ninfer_codegen::{generate, Catalog, Outcome};
+use ninfer_codegen::{generate, Catalog};
 
 #[test]
 fn expansion_order_and_names() {
@@ -122,4 +122,18 @@ fn declared_order_is_file_order() {
         .map(|s| s.name.as_str())
         .collect();
     assert_eq!(names, ["g2x8", "g2x32", "g8x8", "g8x32", "w4c8", "w4c16"]);
+}
+
+#[test]
+fn schedule_names_may_start_with_a_digit() {
+    let c = fixture_catalog().replace(
+        "w4c16 = { warps = 4, cols = 16 }",
+        "w4c16 = { warps = 4, cols = 16 }\n8x2x32qe = { warps = 8, cols = 32 }",
+    );
+    let fx = Fx::new(&c, &[]);
+    let cat = Catalog::load(&fx.catalog()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(cat
+        .variants()
+        .iter()
+        .any(|v| v.name == "fx_scale__8x2x32qe"));
 }
