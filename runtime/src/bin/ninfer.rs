@@ -9,9 +9,21 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// The build's kernel catalog: route keys, candidates, compiled bands, digest.
+    Catalog(ninfer_runtime::cli::catalog::CatalogArgs),
+}
 
 fn main() -> std::process::ExitCode {
-    let _cli = Cli::parse();
-    std::process::ExitCode::SUCCESS
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Catalog(a) => ninfer_runtime::cli::catalog::run(a),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }

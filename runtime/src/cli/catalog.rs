@@ -1,1 +1,167 @@
-//! `ninfer catalog` (owner: codegen work). Placeholder until implemented.
+//! `ninfer catalog`: the build's kernel catalog as generated from `catalog.toml` —
+//! route keys, candidate schedules with their parameters and widest width, compiled
+//! bands, modules, and the route catalog digest. `--json` for machines.
+
+use std::fmt::Write;
+
+use serde_json::{json, Map, Value};
+
+use crate::catalog::{CalibrationFlag, Variant, FAMILIES, MODULES, ROUTE_CATALOG, VARIANTS};
+
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct CatalogArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: &CatalogArgs) -> anyhow::Result<()> {
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&json_value())?);
+    } else {
+        print!("{}", text());
+    }
+    Ok(())
+}
+
+/// The `--no-<flag>` name of a calibration flag.
+pub fn flag_name(f: CalibrationFlag) -> &'static str {
+    match f {
+        CalibrationFlag::Ternary => "ternary",
+        CalibrationFlag::Groupwise => "groupwise",
+        CalibrationFlag::Attention => "attention",
+        CalibrationFlag::LinearAttention => "linear-attention",
+    }
+}
+
+fn params_text(v: &Variant) -> String {
+    let p: Vec<String> = v.params.iter().map(|(k, x)| format!("{k}={x}")).collect();
+    p.join(" ")
+}
+
+fn launch_extra_text(v: &Variant) -> String {
+    let p: Vec<String> = v.launch.extra.iter().map(|(k, x)| format!("{k}={x}")).collect();
+    p.join(" ")
+}
+
+/// The text form.
+pub fn text() -> String {
+    let mut s = String::new();
+    let keys: usize = FAMILIES.iter().map(|f| f.keys.len()).sum();
+    let cands: usize = FAMILIES.iter().map(|f| f.candidates.len()).sum();
+    let _ = writeln!(s, "route catalog {ROUTE_CATALOG}");
+    let _ = writeln!(
+        s,
+        "{} families, {keys} route keys, {cands} candidate variants, {} modules",
+        FAMILIES.len(),
+        MODULES.len()
+    );
+    for f in FAMILIES {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "family {} (calibration: {})", f.name, flag_name(f.calibration));
+        let _ = writeln!(s, "  route keys:");
+        for k in f.keys {
+            let _ = writeln!(s, "    {}/{}", f.name, k);
+        }
+        let w: Vec<String> = f.widths.iter().map(u32::to_string).collect();
+        let _ = writeln!(s, "  calibration widths: {}", w.join(" "));
+        let mut lo = 1;
+        let mut bands = Vec::new();
+        for (last, sched) in f.compiled {
+            bands.push(format!("{lo}-{last} {sched}"));
+            lo = last + 1;
+        }
+        let _ = writeln!(s, "  compiled route: {} (wider: the last band)", bands.join(", "));
+        let _ = writeln!(s, "  candidates (declared order):");
+        let name_w = f.candidates.iter().map(|&i| VARIANTS[i].schedule.len()).max().unwrap_or(8).max(8);
+        let _ = writeln!(
+            s,
+            "    {:name_w$}  {:>9}  {:>7}  {:>6}  params | launch",
+            "schedule", "max_width", "threads", "shared"
+        );
+        for &i in f.candidates {
+            let v = &VARIANTS[i];
+            let compiled = if f.compiled.iter().any(|(_, c)| *c == v.schedule) { "  (compiled route)" } else { "" };
+            let _ = writeln!(
+                s,
+                "    {:name_w$}  {:>9}  {:>7}  {:>6}  {} | {}{compiled}",
+                v.schedule,
+                v.launch.max_width,
+                v.launch.threads,
+                v.launch.shared_bytes,
+                params_text(v),
+                launch_extra_text(v)
+            );
+        }
+    }
+    if !MODULES.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "modules (not routed):");
+        for m in MODULES {
+            let v = &VARIANTS[m.variant];
+            let _ = writeln!(
+                s,
+                "  {}  entry {}  threads {}  shared {}{}{}",
+                m.name,
+                v.name,
+                v.launch.threads,
+                v.launch.shared_bytes,
+                if v.params.is_empty() { String::new() } else { format!("  params {}", params_text(v)) },
+                if v.launch.extra.is_empty() { String::new() } else { format!("  launch {}", launch_extra_text(v)) },
+            );
+        }
+    }
+    s
+}
+
+fn named(p: &[(&str, i64)]) -> Value {
+    let mut m = Map::new();
+    for (k, v) in p {
+        m.insert(k.to_string(), json!(v));
+    }
+    Value::Object(m)
+}
+
+fn variant_json(v: &Variant) -> Value {
+    json!({
+        "schedule": v.schedule,
+        "variant": v.name,
+        "max_width": v.launch.max_width,
+        "threads": v.launch.threads,
+        "shared_bytes": v.launch.shared_bytes,
+        "launch": named(v.launch.extra),
+        "params": named(v.params),
+    })
+}
+
+/// The `--json` form.
+pub fn json_value() -> Value {
+    let families: Vec<Value> = FAMILIES
+        .iter()
+        .map(|f| {
+            json!({
+                "name": f.name,
+                "calibration": flag_name(f.calibration),
+                "keys": f.keys.iter().map(|k| format!("{}/{}", f.name, k)).collect::<Vec<_>>(),
+                "widths": f.widths,
+                "compiled": f.compiled.iter().map(|(w, s)| json!([w, s])).collect::<Vec<_>>(),
+                "candidates": f.candidates.iter().map(|&i| variant_json(&VARIANTS[i])).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let modules: Vec<Value> = MODULES
+        .iter()
+        .map(|m| {
+            let v = &VARIANTS[m.variant];
+            json!({
+                "name": m.name,
+                "variant": v.name,
+                "threads": v.launch.threads,
+                "shared_bytes": v.launch.shared_bytes,
+                "launch": named(v.launch.extra),
+                "params": named(v.params),
+            })
+        })
+        .collect();
+    json!({ "route_catalog": ROUTE_CATALOG, "families": families, "modules": modules })
+}
