@@ -1,0 +1,114 @@
+//! `ninfer routes`: the resolved route table for this GPU, or for a device named on
+//! the command line, with the layer that answered each band and why a file entry was
+//! skipped.
+
+use crate::catalog::CatalogView;
+use crate::device::{parse_compute_capability, DeviceIdentity};
+use crate::profile::explain::{self, Context};
+use crate::profile::format::{FileState, ProfileFile};
+use crate::profile::location::{self, PathSource};
+use crate::profile::mode::{self, ProfileMode};
+use crate::profile::overrides::{self, EnvOverrides};
+use crate::profile::{builtin, resolve, Sources};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct RoutesArgs {
+    /// Name a device instead of detecting one: its name as the driver reports it
+    /// ("NVIDIA H200"); needs --compute-capability and --sms.
+    #[arg(long, requires_all = ["compute_capability", "sms"])]
+    pub gpu_name: Option<String>,
+    /// Compute capability of the named device, MAJOR.MINOR (9.0).
+    #[arg(long, value_parser = parse_compute_capability, requires = "gpu_name")]
+    pub compute_capability: Option<(u32, u32)>,
+    /// SM count of the named device.
+    #[arg(long, requires = "gpu_name")]
+    pub sms: Option<u32>,
+    /// CUDA device to detect when no device is named.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// The profile file (default: $NINFER_DEVICE_PROFILES, else the user cache directory).
+    #[arg(long)]
+    pub device_profile_path: Option<PathBuf>,
+    /// auto: file, else built-in, else calibrate; calibrate: measure again; off: compiled routes only.
+    #[arg(long, value_enum, default_value_t)]
+    pub device_profile: ProfileMode,
+    /// JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+type Locate<'a> = &'a dyn Fn(Option<&Path>) -> Result<(PathBuf, PathSource), String>;
+type Detect<'a> = &'a dyn Fn(usize) -> anyhow::Result<DeviceIdentity>;
+
+/// What `routes` reads from the build and the process (tests bring their own).
+pub struct Env<'a> {
+    pub catalog: Arc<CatalogView>,
+    pub builtin: &'a ProfileFile,
+    pub overrides: EnvOverrides,
+    pub locate: Locate<'a>,
+    pub detect: Detect<'a>,
+}
+
+/// The output of `routes`, or a one-line error.
+pub fn run_with(args: &RoutesArgs, env: &Env) -> Result<String, String> {
+    let identity = match (&args.gpu_name, args.compute_capability, args.sms) {
+        (Some(name), Some(cc), Some(sms)) => DeviceIdentity::new(name.clone(), cc, sms),
+        _ => (env.detect)(args.device).map_err(|e| {
+            format!(
+                "no GPU found ({e:#}); name the device with --gpu-name NAME --compute-capability MAJOR.MINOR --sms N"
+            )
+        })?,
+    };
+    let (path, source) = match (env.locate)(args.device_profile_path.as_deref()) {
+        Ok((p, s)) => (Some(p), Some(s.to_string())),
+        Err(_) if args.device_profile == ProfileMode::Off => (None, None),
+        Err(e) => return Err(e),
+    };
+    let state = match (&path, args.device_profile) {
+        (Some(p), m) if m != ProfileMode::Off => FileState::load(p),
+        _ => FileState::Missing,
+    };
+    let sources = Sources {
+        path: path.as_deref(),
+        file: &state,
+        builtin: env.builtin,
+    };
+    let resolved = resolve(&identity, args.device_profile, &sources, &env.catalog);
+    let decision = mode::decide(
+        args.device_profile,
+        &identity,
+        &state,
+        env.builtin,
+        &env.catalog.digest,
+    );
+    let ctx = Context {
+        decision,
+        path_source: source,
+        overrides: &env.overrides,
+    };
+    Ok(if args.json {
+        let mut s = serde_json::to_string_pretty(&explain::render_json(&resolved, &ctx)).unwrap();
+        s.push('\n');
+        s
+    } else {
+        explain::render_text(&resolved, &ctx)
+    })
+}
+
+pub fn run(args: &RoutesArgs) -> anyhow::Result<()> {
+    let overrides = overrides::get()
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .clone();
+    let env = Env {
+        catalog: Arc::new(CatalogView::built_in()),
+        builtin: builtin::table(),
+        overrides,
+        locate: &location::resolve,
+        detect: &crate::gpu::detect_identity,
+    };
+    let text = run_with(args, &env).map_err(anyhow::Error::msg)?;
+    print!("{text}");
+    Ok(())
+}

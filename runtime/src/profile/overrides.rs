@@ -1,0 +1,199 @@
+//! Environment overrides of profile routes, parsed once per process. A value other
+//! than the ones listed is an error naming the variable, the value and what it takes;
+//! an empty variable counts as unset. Each op family applies its own.
+//!
+//! | variable | values | overrides |
+//! |---|---|---|
+//! | `NINFER_SMALLT_PV_F16` | 0, 1 | FP16 PV accumulation of the small-T attention |
+//! | `NINFER_PROMPT_PV_F16` | 0, 1 | FP16 PV accumulation of the prompt attention |
+//! | `NINFER_PROMPT_PACK_GQA` | 0, 1 | PackGQA prompt kernel (`attn_pack_gqa`) |
+//! | `NINFER_PROMPT_FAST` | 0, 1 | the fast prompt-attention kernel (`attn_prompt_fast`) |
+//! | `NINFER_GDN_TWO_STAGE` | 0, 1 | the two-stage GDN prefill (`gdn_two_stage/*`) |
+//! | `NINFER_ATTN_PARALLEL_TILES` | 0, 1 | parallel query tiles (`attn_parallel_tiles`) |
+//! | `NINFER_LINEAR_ROUTES` | legacy, unified | one table for every Linear shape and `unified/*` switch |
+//! | `NINFER_PREFILL_ALIGN` | 0, 1 | 0 keeps the requested prefill chunk |
+//! | `NINFER_DEVICE_ROUTE_TRACE` | 0, 1 | 1 logs each applied route once |
+
+use std::ffi::OsString;
+use std::fmt;
+use std::sync::OnceLock;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinearRoutes {
+    Legacy,
+    Unified,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnvOverrides {
+    pub smallt_pv_f16: Option<bool>,
+    pub prompt_pv_f16: Option<bool>,
+    pub prompt_pack_gqa: Option<bool>,
+    pub prompt_fast: Option<bool>,
+    pub gdn_two_stage: Option<bool>,
+    pub attn_parallel_tiles: Option<bool>,
+    pub linear_routes: Option<LinearRoutes>,
+    /// false with `NINFER_PREFILL_ALIGN=0`: keep the requested prefill chunk.
+    pub prefill_align: bool,
+    /// `NINFER_DEVICE_ROUTE_TRACE=1`.
+    pub route_trace: bool,
+}
+
+impl Default for EnvOverrides {
+    fn default() -> Self {
+        EnvOverrides {
+            smallt_pv_f16: None,
+            prompt_pv_f16: None,
+            prompt_pack_gqa: None,
+            prompt_fast: None,
+            gdn_two_stage: None,
+            attn_parallel_tiles: None,
+            linear_routes: None,
+            prefill_align: true,
+            route_trace: false,
+        }
+    }
+}
+
+/// Every bad variable, one line each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverrideError {
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for OverrideError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.problems.join("; "))
+    }
+}
+
+impl std::error::Error for OverrideError {}
+
+const SWITCHES: [&str; 6] = [
+    "NINFER_SMALLT_PV_F16",
+    "NINFER_PROMPT_PV_F16",
+    "NINFER_PROMPT_PACK_GQA",
+    "NINFER_PROMPT_FAST",
+    "NINFER_GDN_TWO_STAGE",
+    "NINFER_ATTN_PARALLEL_TILES",
+];
+
+/// Parses the overrides from `var` (the process environment, or a test's map).
+pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides, OverrideError> {
+    let mut problems = Vec::new();
+    let mut text = |name: &str| -> Option<String> {
+        let v = var(name)?;
+        if v.is_empty() {
+            return None;
+        }
+        match v.into_string() {
+            Ok(s) => Some(s),
+            Err(raw) => {
+                problems.push(format!("{name}={raw:?}: not valid UTF-8"));
+                None
+            }
+        }
+    };
+    let values: Vec<(&str, Option<String>)> = SWITCHES
+        .iter()
+        .chain(
+            [
+                "NINFER_LINEAR_ROUTES",
+                "NINFER_PREFILL_ALIGN",
+                "NINFER_DEVICE_ROUTE_TRACE",
+            ]
+            .iter(),
+        )
+        .map(|n| (*n, text(n)))
+        .collect();
+    let mut out = EnvOverrides::default();
+    let mut flag = |name: &str, value: &Option<String>| -> Option<bool> {
+        match value.as_deref() {
+            None => None,
+            Some("0") => Some(false),
+            Some("1") => Some(true),
+            Some(other) => {
+                problems.push(format!("{name}={other:?}: expected 0 or 1"));
+                None
+            }
+        }
+    };
+    let slots: [&mut Option<bool>; 6] = [
+        &mut out.smallt_pv_f16,
+        &mut out.prompt_pv_f16,
+        &mut out.prompt_pack_gqa,
+        &mut out.prompt_fast,
+        &mut out.gdn_two_stage,
+        &mut out.attn_parallel_tiles,
+    ];
+    for (slot, (name, value)) in slots.into_iter().zip(values.iter()) {
+        *slot = flag(name, value);
+    }
+    if let Some(v) = flag("NINFER_PREFILL_ALIGN", &values[7].1) {
+        out.prefill_align = v;
+    }
+    if let Some(v) = flag("NINFER_DEVICE_ROUTE_TRACE", &values[8].1) {
+        out.route_trace = v;
+    }
+    out.linear_routes = match values[6].1.as_deref() {
+        None => None,
+        Some("legacy") => Some(LinearRoutes::Legacy),
+        Some("unified") => Some(LinearRoutes::Unified),
+        Some(other) => {
+            problems.push(format!(
+                "NINFER_LINEAR_ROUTES={other:?}: expected legacy or unified"
+            ));
+            None
+        }
+    };
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(OverrideError { problems })
+    }
+}
+
+/// The process's overrides, parsed on first use.
+pub fn get() -> Result<&'static EnvOverrides, &'static OverrideError> {
+    static PARSED: OnceLock<Result<EnvOverrides, OverrideError>> = OnceLock::new();
+    PARSED
+        .get_or_init(|| parse_with(|k| std::env::var_os(k)))
+        .as_ref()
+}
+
+impl EnvOverrides {
+    /// The variables that are set, as `NAME=value`, for explanations.
+    pub fn active(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let switches = [
+            self.smallt_pv_f16,
+            self.prompt_pv_f16,
+            self.prompt_pack_gqa,
+            self.prompt_fast,
+            self.gdn_two_stage,
+            self.attn_parallel_tiles,
+        ];
+        for (name, v) in SWITCHES.iter().zip(switches) {
+            if let Some(v) = v {
+                out.push(format!("{name}={}", v as u8));
+            }
+        }
+        if let Some(l) = self.linear_routes {
+            out.push(format!(
+                "NINFER_LINEAR_ROUTES={}",
+                if l == LinearRoutes::Legacy {
+                    "legacy"
+                } else {
+                    "unified"
+                }
+            ));
+        }
+        if !self.prefill_align {
+            out.push("NINFER_PREFILL_ALIGN=0".into());
+        }
+        if self.route_trace {
+            out.push("NINFER_DEVICE_ROUTE_TRACE=1".into());
+        }
+        out
+    }
+}
