@@ -137,3 +137,15 @@ fn schedule_names_may_start_with_a_digit() {
         .iter()
         .any(|v| v.name == "fx_scale__8x2x32qe"));
 }
+
+#[test]
+fn missing_nvrtc_is_one_message_saying_how_to_get_it() {
+    let m = ninfer_codegen::nvrtc::not_found_message(std::path::Path::new("/nowhere/cu13"));
+    assert!(
+        m.starts_with("NVRTC not found: /nowhere/cu13/lib/libnvrtc.so.13 does not exist."),
+        "{m}"
+    );
+    for needed in ["scripts/setup-cuda.sh", "./dev", "NINFER_CUDA_ROOT"] {
+        assert!(m.contains(needed), "{needed} missing from:\n{m}");
+    }
+}

@@ -23,12 +23,28 @@ fn snapshot_ninfer_catalog_json() {
 
 #[test]
 fn the_binary_prints_the_same() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ninfer")).arg("catalog").output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), ninfer_runtime::cli::catalog::text());
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ninfer")).args(["catalog", "--json"]).output().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ninfer"))
+        .arg("catalog")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        ninfer_runtime::cli::catalog::text()
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ninfer"))
+        .args(["catalog", "--json"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v, ninfer_runtime::cli::catalog::json_value());
-    assert_eq!(v["route_catalog"].as_str().unwrap(), ninfer_runtime::catalog::ROUTE_CATALOG);
+    assert_eq!(
+        v["route_catalog"].as_str().unwrap(),
+        ninfer_runtime::catalog::ROUTE_CATALOG
+    );
 }

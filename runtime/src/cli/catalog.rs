@@ -40,8 +40,17 @@ fn params_text(v: &Variant) -> String {
 }
 
 fn launch_extra_text(v: &Variant) -> String {
-    let p: Vec<String> = v.launch.extra.iter().map(|(k, x)| format!("{k}={x}")).collect();
+    let p: Vec<String> = v
+        .launch
+        .extra
+        .iter()
+        .map(|(k, x)| format!("{k}={x}"))
+        .collect();
     p.join(" ")
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The text form.
@@ -52,13 +61,20 @@ pub fn text() -> String {
     let _ = writeln!(s, "route catalog {ROUTE_CATALOG}");
     let _ = writeln!(
         s,
-        "{} families, {keys} route keys, {cands} candidate variants, {} modules",
-        FAMILIES.len(),
-        MODULES.len()
+        "{}, {}, {}, {}",
+        count(FAMILIES.len(), "family", "families"),
+        count(keys, "route key", "route keys"),
+        count(cands, "candidate variant", "candidate variants"),
+        count(MODULES.len(), "module", "modules")
     );
     for f in FAMILIES {
         let _ = writeln!(s);
-        let _ = writeln!(s, "family {} (calibration: {})", f.name, flag_name(f.calibration));
+        let _ = writeln!(
+            s,
+            "family {} (calibration: {})",
+            f.name,
+            flag_name(f.calibration)
+        );
         let _ = writeln!(s, "  route keys:");
         for k in f.keys {
             let _ = writeln!(s, "    {}/{}", f.name, k);
@@ -71,9 +87,19 @@ pub fn text() -> String {
             bands.push(format!("{lo}-{last} {sched}"));
             lo = last + 1;
         }
-        let _ = writeln!(s, "  compiled route: {} (wider: the last band)", bands.join(", "));
+        let _ = writeln!(
+            s,
+            "  compiled route: {} (wider: the last band)",
+            bands.join(", ")
+        );
         let _ = writeln!(s, "  candidates (declared order):");
-        let name_w = f.candidates.iter().map(|&i| VARIANTS[i].schedule.len()).max().unwrap_or(8).max(8);
+        let name_w = f
+            .candidates
+            .iter()
+            .map(|&i| VARIANTS[i].schedule.len())
+            .max()
+            .unwrap_or(8)
+            .max(8);
         let _ = writeln!(
             s,
             "    {:name_w$}  {:>9}  {:>7}  {:>6}  params | launch",
@@ -81,7 +107,11 @@ pub fn text() -> String {
         );
         for &i in f.candidates {
             let v = &VARIANTS[i];
-            let compiled = if f.compiled.iter().any(|(_, c)| *c == v.schedule) { "  (compiled route)" } else { "" };
+            let compiled = if f.compiled.iter().any(|(_, c)| *c == v.schedule) {
+                "  (compiled route)"
+            } else {
+                ""
+            };
             let _ = writeln!(
                 s,
                 "    {:name_w$}  {:>9}  {:>7}  {:>6}  {} | {}{compiled}",
@@ -106,8 +136,16 @@ pub fn text() -> String {
                 v.name,
                 v.launch.threads,
                 v.launch.shared_bytes,
-                if v.params.is_empty() { String::new() } else { format!("  params {}", params_text(v)) },
-                if v.launch.extra.is_empty() { String::new() } else { format!("  launch {}", launch_extra_text(v)) },
+                if v.params.is_empty() {
+                    String::new()
+                } else {
+                    format!("  params {}", params_text(v))
+                },
+                if v.launch.extra.is_empty() {
+                    String::new()
+                } else {
+                    format!("  launch {}", launch_extra_text(v))
+                },
             );
         }
     }
