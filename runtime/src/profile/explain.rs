@@ -85,7 +85,7 @@ fn status_file(r: &ResolvedRoutes) -> (&'static str, String) {
             format!("skipped: schema_version {version}, written by another (newer) build; this build leaves it untouched"),
         ),
         FileOutcome::NoEntry { other_sms } => {
-            ("no-entry", no_match_reason(&r.hardware_class, r.identity.multiprocessors, other_sms))
+            ("no-entry", no_match_reason("the file", &r.hardware_class, r.identity.multiprocessors, other_sms))
         }
         FileOutcome::Skipped { entry, freshness } => (
             "skipped",
@@ -109,7 +109,12 @@ fn status_builtin(r: &ResolvedRoutes) -> (&'static str, String) {
         ),
         BuiltinOutcome::NoEntry { other_sms } => (
             "no-entry",
-            no_match_reason(&r.hardware_class, r.identity.multiprocessors, other_sms),
+            no_match_reason(
+                "the built-in table",
+                &r.hardware_class,
+                r.identity.multiprocessors,
+                other_sms,
+            ),
         ),
         BuiltinOutcome::Applied { entry, origin } => (
             "applied",

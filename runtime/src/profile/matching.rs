@@ -43,13 +43,19 @@ pub fn select<'a>(
 }
 
 /// "no entry for X" with the near misses, for explanations.
-pub fn no_match_reason(hardware_class: &str, multiprocessors: u32, other_sms: &[u32]) -> String {
+/// `holder`: whose entries these are ("the file", "the built-in table").
+pub fn no_match_reason(
+    holder: &str,
+    hardware_class: &str,
+    multiprocessors: u32,
+    other_sms: &[u32],
+) -> String {
     if other_sms.is_empty() {
         format!("no entry for {hardware_class}")
     } else {
         let list: Vec<String> = other_sms.iter().map(|s| s.to_string()).collect();
         format!(
-            "no entry for {hardware_class} with {multiprocessors} SMs (SM mismatch: the file's entries for it have {} SMs)",
+            "no entry for {hardware_class} with {multiprocessors} SMs (SM mismatch: {holder}'s entries for it have {} SMs)",
             list.join(", ")
         )
     }

@@ -130,3 +130,11 @@ pub fn warnings(lines: &[String]) -> Vec<String> {
         .cloned()
         .collect()
 }
+
+/// insta settings writing to the top-level `snapshots/` directory.
+pub fn snapshots() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots"));
+    s.set_prepend_module_to_snapshot(false);
+    s
+}
