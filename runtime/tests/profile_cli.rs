@@ -111,9 +111,11 @@ fn routes_file_over_built_in() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "device-profiles.json", &user_file());
     let a = args("NVIDIA H200", (9, 0), 132, &p, ProfileMode::Auto, false);
-    let mut o = EnvOverrides::default();
-    o.prompt_fast = Some(true);
-    o.prefill_align = false;
+    let o = EnvOverrides {
+        prompt_fast: Some(true),
+        prefill_align: false,
+        ..Default::default()
+    };
     snapshots().bind(|| {
         insta::assert_snapshot!(
             "profile_routes_file_over_builtin",
