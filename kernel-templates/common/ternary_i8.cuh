@@ -5,22 +5,14 @@
 #ifndef NINFER_COMMON_TERNARY_I8_CUH
 #define NINFER_COMMON_TERNARY_I8_CUH
 
-// L2 policy for streamed weights: evict-first, so that they do not push the (small,
-// reused) activations out of L2. Create once per thread, pass to ninfer_ld_stream_v4.
-__device__ __forceinline__ unsigned long long ninfer_policy_evict_first()
-{
-    unsigned long long pol;
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-    return pol;
-}
-
-// 16-byte streaming load of weight codes: read-only path, no L1 allocation, L2 policy.
-__device__ __forceinline__ uint4 ninfer_ld_stream_v4(const uint4* p, unsigned long long pol)
+// 16-byte streaming load of weight codes: read-only path, no L1 allocation (each weight
+// byte is read once; L1 stays for the activations, which every CTA re-reads).
+__device__ __forceinline__ uint4 ninfer_ld_stream_v4(const uint4* p)
 {
     uint4 r;
-    asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 { %0, %1, %2, %3 }, [%4], %5;"
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 { %0, %1, %2, %3 }, [%4];"
                  : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                 : "l"(p), "l"(pol));
+                 : "l"(p));
     return r;
 }
 
