@@ -104,14 +104,15 @@ pub fn render_all(
         if name.starts_with("common/") {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| Error::new(path, None, "", format!("cannot read template: {e}")))?;
-            tera.add_raw_template(name, &text).map_err(|e| {
-                Error::new(
-                    path,
-                    None,
-                    "",
-                    format!("template syntax error: {}{}", chain(&e), asm_hint(&text)),
-                )
-            })?;
+            tera.add_raw_template(name, &escape_asm_operands(&text))
+                .map_err(|e| {
+                    Error::new(
+                        path,
+                        None,
+                        "",
+                        format!("template syntax error: {}", chain(&e)),
+                    )
+                })?;
         }
     }
 
@@ -144,19 +145,19 @@ pub fn render_all(
                 ),
             )
         })?;
-        tera.add_raw_template(tname, &text).map_err(|e| {
-            Error::new(
-                &catalog.path,
-                Some(*line),
-                cx,
-                format!(
-                    "template `{}`: template syntax error: {}{}",
-                    shown(templates_dir, tname),
-                    chain(&e),
-                    asm_hint(&text)
-                ),
-            )
-        })?;
+        tera.add_raw_template(tname, &escape_asm_operands(&text))
+            .map_err(|e| {
+                Error::new(
+                    &catalog.path,
+                    Some(*line),
+                    cx,
+                    format!(
+                        "template `{}`: template syntax error: {}",
+                        shown(templates_dir, tname),
+                        chain(&e)
+                    ),
+                )
+            })?;
         headers.insert(tname.clone(), params);
     }
     let _ = used_names;
@@ -248,16 +249,43 @@ fn ticks(v: &[&str]) -> String {
     t.join(", ")
 }
 
-/// Inline PTX operand lists such as `{%0,%1}` read as tera tags.
-fn asm_hint(text: &str) -> &'static str {
+/// Inline PTX operand lists such as `"{%0, %1}"` would open a tera tag. No tera tag
+/// starts with a digit, so `{%` directly followed by a digit is made literal text
+/// (outside `{% raw %}` blocks); line numbers stay the same.
+pub fn escape_asm_operands(text: &str) -> String {
     let b = text.as_bytes();
-    let hit = b
-        .windows(3)
-        .any(|w| w[0] == b'{' && w[1] == b'%' && w[2].is_ascii_digit());
-    if hit {
-        "\n(hint: `{%0,...}` in inline asm opens a tera tag; write `{ %0, ... }` with a space, \
-         or wrap the asm in `{% raw %}...{% endraw %}`)"
-    } else {
-        ""
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut i = 0;
+    let mut last = 0;
+    let mut in_raw = false;
+    while i + 2 < b.len() {
+        if b[i] == b'{' && b[i + 1] == b'%' {
+            // the tag's first word, after an optional `-` and blanks
+            let mut j = i + 2;
+            if j < b.len() && b[j] == b'-' {
+                j += 1;
+            }
+            while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+                j += 1;
+            }
+            let word_end = (j..b.len())
+                .find(|&k| !b[k].is_ascii_alphanumeric() && b[k] != b'_')
+                .unwrap_or(b.len());
+            let word = &text[j..word_end];
+            if word == "raw" {
+                in_raw = true;
+            } else if word == "endraw" {
+                in_raw = false;
+            } else if !in_raw && b[i + 2].is_ascii_digit() {
+                out.push_str(&text[last..i]);
+                out.push_str("{{ \"{%\" }}");
+                i += 2;
+                last = i;
+                continue;
+            }
+        }
+        i += 1;
     }
+    out.push_str(&text[last..]);
+    out
 }

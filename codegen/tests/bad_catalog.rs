@@ -236,16 +236,6 @@ fn template_render_error() {
 }
 
 #[test]
-fn inline_asm_braces_get_a_hint() {
-    let t = fixture_template("fx_scale.cu.tera").replace(
-        "int i =",
-        "asm volatile(\"mov.u32 {%0}, 0;\" : \"=r\"(n));\n    int i =",
-    );
-    let e = Fx::new(&fixture_catalog(), &[("fx_scale.cu.tera", &t)]).render_err();
-    assert!(e.to_string().contains("{% raw %}"), "{e}");
-}
-
-#[test]
 fn kernel_that_does_not_compile() {
     let t = fixture_template("fx_scale.cu.tera")
         .replace("{{ cols }});", "{{ cols }}) + undefined_symbol;");

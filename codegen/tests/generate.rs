@@ -149,3 +149,25 @@ fn missing_nvrtc_is_one_message_saying_how_to_get_it() {
         assert!(m.contains(needed), "{needed} missing from:\n{m}");
     }
 }
+
+#[test]
+fn inline_asm_operand_braces_are_literal_text() {
+    let t = fixture_template("fx_scale.cu.tera").replace(
+        "int i =",
+        "unsigned r; asm volatile(\"mov.u32 {%0}, {{ cols }};\" : \"=r\"(r));\n    {% raw %}/* {%1 kept */{% endraw %}\n    int i =",
+    );
+    let fx = Fx::new(&fixture_catalog(), &[("fx_scale.cu.tera", &t)]);
+    let (_, _, rendered) = ninfer_codegen::render_catalog(&fx.catalog(), &fx.templates())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let src = &rendered
+        .iter()
+        .find(|r| r.name == "fx_scale__w4c8")
+        .unwrap()
+        .source;
+    assert!(src.contains("asm volatile(\"mov.u32 {%0}, 8;\""), "{src}");
+    assert!(src.contains("/* {%1 kept */"), "{src}");
+    assert_eq!(
+        ninfer_codegen::render::escape_asm_operands("a {%0,%1} b"),
+        "a {{ \"{%\" }}0,%1} b"
+    );
+}
