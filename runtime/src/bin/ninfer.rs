@@ -1,3 +1,5 @@
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
 
 /// ninfer: generated CUDA kernel variants, routed per device.
@@ -17,6 +19,11 @@ enum Command {
     Routes(ninfer_runtime::cli::routes::RoutesArgs),
     /// Device route profile files.
     Profile(ninfer_runtime::cli::profile::ProfileArgs),
+    /// Run every generated variant on the GPU against the CPU reference, at every
+    /// width it serves, with poisoned outputs; non-zero exit on any failure.
+    Check(ninfer_runtime::cli::check::CheckArgs),
+    /// Time each implemented op at its calibration widths, weights from HBM.
+    Bench(ninfer_runtime::cli::bench::BenchArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -32,12 +39,14 @@ fn main() -> std::process::ExitCode {
         )
         .init();
     let result = match &cli.command {
-        Command::Catalog(a) => ninfer_runtime::cli::catalog::run(a),
-        Command::Routes(a) => ninfer_runtime::cli::routes::run(a),
-        Command::Profile(a) => ninfer_runtime::cli::profile::run(a),
+        Command::Catalog(a) => ninfer_runtime::cli::catalog::run(a).map(|_| ExitCode::SUCCESS),
+        Command::Routes(a) => ninfer_runtime::cli::routes::run(a).map(|_| ExitCode::SUCCESS),
+        Command::Profile(a) => ninfer_runtime::cli::profile::run(a).map(|_| ExitCode::SUCCESS),
+        Command::Check(a) => ninfer_runtime::cli::check::run(a),
+        Command::Bench(a) => ninfer_runtime::cli::bench::run(a).map(|_| ExitCode::SUCCESS),
     };
     match result {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::ExitCode::FAILURE

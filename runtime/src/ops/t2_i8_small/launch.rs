@@ -79,9 +79,22 @@ fn quant_variant() -> &'static Variant {
 }
 
 /// BF16 x[t][k] → int8 + FP16 scale per (token, 64-wide group).
-pub fn quantize(gpu: &Gpu, x: &CudaSlice<bf16>, t: usize, act: &mut Activations) -> anyhow::Result<()> {
-    ensure!(t <= act.capacity, "{t} tokens exceed the activation buffer ({})", act.capacity);
-    ensure!(x.len() >= t * act.k, "input holds fewer than {t} x {} values", act.k);
+pub fn quantize(
+    gpu: &Gpu,
+    x: &CudaSlice<bf16>,
+    t: usize,
+    act: &mut Activations,
+) -> anyhow::Result<()> {
+    ensure!(
+        t <= act.capacity,
+        "{t} tokens exceed the activation buffer ({})",
+        act.capacity
+    );
+    ensure!(
+        x.len() >= t * act.k,
+        "input holds fewer than {t} x {} values",
+        act.k
+    );
     let variant = quant_variant();
     let f = gpu.function(variant)?;
     let groups = t * act.k / ACT_GROUP;
@@ -93,7 +106,11 @@ pub fn quantize(gpu: &Gpu, x: &CudaSlice<bf16>, t: usize, act: &mut Activations)
     };
     let (t_i, k_i) = (t as i32, act.k as i32);
     let mut b = gpu.stream.launch_builder(f);
-    b.arg(x).arg(&mut act.xq).arg(&mut act.xs).arg(&t_i).arg(&k_i);
+    b.arg(x)
+        .arg(&mut act.xq)
+        .arg(&mut act.xs)
+        .arg(&t_i)
+        .arg(&k_i);
     unsafe { b.launch(cfg) }.with_context(|| format!("launching {}", variant.name))?;
     Ok(())
 }
@@ -109,17 +126,30 @@ pub fn project(
     y: &mut CudaSlice<bf16>,
 ) -> anyhow::Result<()> {
     let Shape { n, k } = w.shape;
-    ensure!(act.k == k, "activations have K={} but the weights K={k}", act.k);
+    ensure!(
+        act.k == k,
+        "activations have K={} but the weights K={k}",
+        act.k
+    );
     ensure!(
         width >= 1 && width as u32 <= variant.launch.max_width,
         "{} serves widths 1..={}, asked {width}",
         variant.name,
         variant.launch.max_width
     );
-    ensure!(first + width <= act.capacity && y.len() >= (first + width) * n, "buffers too small");
-    let rows_per_cta = variant.launch.extra("rows_per_cta").context("launch value rows_per_cta")? as usize;
+    ensure!(
+        first + width <= act.capacity && y.len() >= (first + width) * n,
+        "buffers too small"
+    );
+    let rows_per_cta = variant
+        .launch
+        .extra("rows_per_cta")
+        .context("launch value rows_per_cta")? as usize;
     if n % rows_per_cta != 0 || k % 128 != 0 {
-        bail!("{} needs N a multiple of {rows_per_cta} and K of 128; shape is {n}x{k}", variant.name);
+        bail!(
+            "{} needs N a multiple of {rows_per_cta} and K of 128; shape is {n}x{k}",
+            variant.name
+        );
     }
     let f = gpu.function(variant)?;
     let cfg = LaunchConfig {

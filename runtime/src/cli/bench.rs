@@ -1,0 +1,58 @@
+//! `ninfer bench`: time each implemented op at its calibration widths from HBM.
+
+use std::path::PathBuf;
+
+use crate::bench::{self, BenchOptions};
+use crate::engine::Engine;
+use crate::profile::mode::ProfileMode;
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// Which routes to run: the profile (auto), a fresh calibration, or the compiled routes (off).
+    #[arg(long, value_enum, default_value_t = ProfileMode::Auto)]
+    pub device_profile: ProfileMode,
+    /// Profile file (default: $NINFER_DEVICE_PROFILES, then the user cache directory).
+    #[arg(long, value_name = "PATH")]
+    pub device_profile_path: Option<PathBuf>,
+    /// Only route keys starting with this prefix.
+    #[arg(long, value_name = "PREFIX")]
+    pub only: Option<String>,
+    /// Widths to time (comma-separated; default: each family's calibration widths).
+    #[arg(long, value_delimiter = ',')]
+    pub widths: Option<Vec<u32>>,
+    /// Samples per measurement (the median is reported).
+    #[arg(long, default_value_t = 9)]
+    pub samples: usize,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the JSON report to this file.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(args.samples >= 1, "--samples must be at least 1");
+    let engine = Engine::start(
+        args.device,
+        args.device_profile,
+        args.device_profile_path.as_deref(),
+        &|m| eprintln!("{m}"),
+    )?;
+    eprintln!("{}", crate::engine::describe(&engine));
+    let opts = BenchOptions { only: args.only.clone(), widths: args.widths.clone(), samples: args.samples };
+    let report = bench::run(&engine.gpu, &|key, w| engine.variant(key, w), &opts, &|m| eprintln!("  {m}"))?;
+    let json = serde_json::to_string_pretty(&report)?;
+    if let Some(path) = &args.out {
+        std::fs::write(path, &json).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    }
+    if args.json {
+        println!("{json}");
+    } else {
+        bench::print_table(&report);
+    }
+    Ok(())
+}

@@ -1,0 +1,118 @@
+//! `ninfer-calibrate`: measure every route family on this GPU and store the profile
+//! where the engine looks for it.
+
+use std::path::PathBuf;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::calibrate::{self, measure};
+use crate::catalog::CalibrationFlag;
+use crate::gpu::Gpu;
+use crate::profile::{format, location, store};
+
+/// Measure the route families on this GPU and store the device route profile.
+///
+/// Close other GPU work first: the measurement assumes an idle device.
+#[derive(clap::Parser, Debug)]
+#[command(name = "ninfer-calibrate", version, about, long_about = None)]
+pub struct CalibrateArgs {
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// Profile file to update (default: $NINFER_DEVICE_PROFILES, then $XDG_CACHE_HOME/ninfer/device-profiles.json, then ~/.cache/ninfer/device-profiles.json).
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Write the stored entry, with its calibration block, to stdout.
+    #[arg(long)]
+    pub print: bool,
+    /// Log every candidate's time.
+    #[arg(long)]
+    pub detail: bool,
+    /// Only route keys starting with this prefix (the stored entry keeps the other keys
+    /// when it was measured against the same route catalog).
+    #[arg(long, value_name = "PREFIX")]
+    pub only: Option<String>,
+    /// Skip the ternary projection families.
+    #[arg(long)]
+    pub no_ternary: bool,
+    /// Skip the groupwise projection families.
+    #[arg(long)]
+    pub no_groupwise: bool,
+    /// Skip the attention families.
+    #[arg(long)]
+    pub no_attention: bool,
+    /// Skip the linear-attention families.
+    #[arg(long)]
+    pub no_linear_attention: bool,
+}
+
+pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
+    let path = match &args.out {
+        Some(p) => p.clone(),
+        None => location::resolve(None).map_err(|e| anyhow::anyhow!(e))?.0,
+    };
+    let gpu = Gpu::open(args.device)?;
+    let mut skip = Vec::new();
+    for (off, flag) in [
+        (args.no_ternary, CalibrationFlag::Ternary),
+        (args.no_groupwise, CalibrationFlag::Groupwise),
+        (args.no_attention, CalibrationFlag::Attention),
+        (args.no_linear_attention, CalibrationFlag::LinearAttention),
+    ] {
+        if off {
+            skip.push(flag);
+        }
+    }
+    let sel = measure::Selection { only: args.only.clone(), skip };
+    let keys = measure::selected_keys(&sel);
+    anyhow::ensure!(!keys.is_empty(), "nothing to calibrate: no route key matches the selection");
+    let steps: u64 = keys.iter().map(|(f, _)| f.widths.len() as u64).sum();
+    let bar = ProgressBar::new(steps).with_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    eprintln!(
+        "calibrating {} route keys on {} (device {}, {} SMs)",
+        keys.len(),
+        gpu.info.identity.name,
+        args.device,
+        gpu.info.identity.multiprocessors
+    );
+    let outcome = measure::run(&gpu, &sel, &|m| {
+        bar.set_message(m.to_string());
+        bar.inc(1);
+    })?;
+    bar.finish_and_clear();
+    if args.detail {
+        eprintln!("{:<24} {:>4}  {:<16} {:>9}  note", "key", "T", "candidate", "µs");
+        for d in &outcome.detail {
+            eprintln!("{:<24} {:>4}  {:<16} {:>9.2}  {}", d.key, d.width, d.schedule, d.us, d.note);
+        }
+    }
+    let entry = calibrate::to_entry(&outcome, &gpu);
+    let stored = store::upsert(&path, &entry).map_err(|e| anyhow::anyhow!("storing in {}: {e}", path.display()))?;
+    eprintln!(
+        "{} keys measured, {} routed off the compiled route, {:.1} s; stored in {} ({:?})",
+        outcome.routes.len(),
+        outcome.keys_off_compiled,
+        outcome.seconds,
+        path.display(),
+        stored.entry
+    );
+    if args.print {
+        let file = match format::FileState::load(&path) {
+            format::FileState::Read(f) => f,
+            _ => anyhow::bail!("re-reading {} after storing failed", path.display()),
+        };
+        let mine = file
+            .devices
+            .iter()
+            .find(|e| e.hardware_class == entry.hardware_class && e.multiprocessors == entry.multiprocessors)
+            .cloned()
+            .unwrap_or(entry);
+        let mut only_mine = format::ProfileFile::default();
+        only_mine.devices.push(mine);
+        print!("{}", format::to_text(&only_mine));
+    }
+    Ok(())
+}

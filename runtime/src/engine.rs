@@ -1,0 +1,116 @@
+//! The start-up path: open the GPU, decide what the device's profile is (file, built-in,
+//! calibrate now, compiled only), calibrate once if needed and store the result, then
+//! install the resolved route table before any op runs. After `start`, every op call
+//! maps (route key, width) to a variant with a lock-free lookup.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::calibrate::{self, measure::Selection};
+use crate::catalog::{self, CatalogView, Variant, VARIANTS};
+use crate::gpu::Gpu;
+use crate::profile::format::{FileState, ProfileFile};
+use crate::profile::lookup::{self, RouteTable};
+use crate::profile::mode::{self, Decision, ProfileMode};
+use crate::profile::{builtin, location, store, Sources};
+
+pub struct Engine {
+    pub gpu: Arc<Gpu>,
+    pub decision: Decision,
+    pub profile_path: Option<PathBuf>,
+    pub routes: &'static RouteTable,
+}
+
+impl Engine {
+    /// Opens device `ordinal` and installs its routes per `mode`. A GPU with neither a
+    /// file entry nor a built-in one is calibrated here, once, and the result stored.
+    pub fn start(
+        ordinal: usize,
+        mode: ProfileMode,
+        profile_path: Option<&Path>,
+        progress: &dyn Fn(&str),
+    ) -> anyhow::Result<Engine> {
+        let gpu = Gpu::open(ordinal)?;
+        let identity = gpu.info.identity.clone();
+        let catalog = Arc::new(CatalogView::built_in());
+        let located = match location::resolve(profile_path) {
+            Ok((p, _)) => Some(p),
+            Err(e) => {
+                tracing::warn!("no device profile file: {e}");
+                None
+            }
+        };
+        let mut file = match &located {
+            Some(p) => FileState::load(p),
+            None => FileState::Missing,
+        };
+        let decision = mode::decide(mode, &identity, &file, builtin::table(), &catalog.digest);
+        if let Decision::CalibrateNow(_) = decision {
+            progress(&format!("calibrating {} ({decision})", identity.name));
+            let outcome = calibrate::measure::run(&gpu, &Selection::default(), progress)?;
+            let entry = calibrate::to_entry(&outcome, &gpu);
+            match &located {
+                Some(p) => match store::upsert(p, &entry) {
+                    Ok(_) => {
+                        progress(&format!("stored the profile in {}", p.display()));
+                        file = FileState::load(p);
+                    }
+                    Err(e) => {
+                        tracing::warn!("could not store the calibration in {}: {e}; using it for this run only", p.display());
+                        file = FileState::Read(in_memory(entry));
+                    }
+                },
+                None => file = FileState::Read(in_memory(entry)),
+            }
+        }
+        let resolve_mode = if mode == ProfileMode::Off { ProfileMode::Off } else { ProfileMode::Auto };
+        let resolved = crate::profile::resolve(
+            &identity,
+            resolve_mode,
+            &Sources { path: located.as_deref(), file: &file, builtin: builtin::table() },
+            &catalog,
+        );
+        let routes = match lookup::install_on(ordinal, resolved) {
+            Ok(t) => t,
+            Err(_) => lookup::table(ordinal), // already installed in this process
+        };
+        Ok(Engine { gpu, decision, profile_path: located, routes })
+    }
+
+    /// The variant serving `width` of route key `key`, per the installed table.
+    pub fn variant(&self, key: &str, width: u32) -> &'static Variant {
+        let schedule = lookup::schedule_on(self.gpu.info.ordinal, key, width);
+        find_variant(key, schedule).unwrap_or_else(|| {
+            panic!("route table names {schedule:?} for {key}, which this build lacks")
+        })
+    }
+}
+
+fn in_memory(entry: crate::profile::format::Entry) -> ProfileFile {
+    let mut f = ProfileFile::default();
+    f.devices.push(entry);
+    f
+}
+
+/// `family/shape` + schedule → the generated variant.
+pub fn find_variant(key: &str, schedule: &str) -> Option<&'static Variant> {
+    let (family, _) = catalog::split_route_key(key)?;
+    family.candidates.iter().map(|&i| &VARIANTS[i]).find(|v| v.schedule == schedule)
+}
+
+pub fn describe(engine: &Engine) -> String {
+    let id = &engine.gpu.info.identity;
+    format!(
+        "{} (sm_{}{}, {} SMs, CUDA driver {}): {}",
+        id.name,
+        id.compute_capability.0,
+        id.compute_capability.1,
+        id.multiprocessors,
+        crate::gpu::ptx_isa::format_cuda_version(engine.gpu.info.cuda_driver),
+        engine.decision
+    ) + &engine
+            .profile_path
+            .as_ref()
+            .map(|p| format!("; profile file {}", p.display()))
+            .unwrap_or_default()
+}
