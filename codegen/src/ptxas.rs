@@ -22,6 +22,36 @@ pub fn register_budget(threads: u32) -> u32 {
     (65536 / threads.max(1)).min(255)
 }
 
+/// `__launch_bounds__` of an entry as the PTX records them: `.maxntid` (the product of
+/// its dimensions) and `.minnctapersm` (1 when absent). `None` without `.maxntid`.
+pub fn launch_bounds(ptx: &str, entry: &str) -> Option<(u32, u32)> {
+    let start = ptx.find(&format!(".entry {entry}("))?;
+    let body = &ptx[start..];
+    let head = &body[..body.find('{').unwrap_or(body.len())];
+    let mut maxntid = None;
+    let mut min_blocks = 1;
+    for line in head.lines() {
+        let l = line.trim();
+        if let Some(rest) = l.strip_prefix(".maxntid") {
+            maxntid = Some(
+                rest.split(',')
+                    .map(|x| x.trim().parse::<u32>().unwrap_or(1))
+                    .product(),
+            );
+        } else if let Some(rest) = l.strip_prefix(".minnctapersm") {
+            min_blocks = rest.trim().parse().unwrap_or(1);
+        }
+    }
+    maxntid.map(|m| (m, min_blocks))
+}
+
+/// The register budget `__launch_bounds__(max_threads, min_blocks)` gives:
+/// 65536 / (max_threads rounded up to a warp × min_blocks), at most 255.
+pub fn bounds_budget(max_threads: u32, min_blocks: u32) -> u32 {
+    let t = max_threads.div_ceil(32) * 32;
+    (65536 / (t * min_blocks.max(1)).max(1)).min(255)
+}
+
 /// Runs `ptxas -arch=<arch> -v` on `ptx_file`; returns the resources of each entry.
 pub fn assemble(cuda_root: &Path, ptx_file: &Path, arch: &str) -> Result<Vec<Resources>, String> {
     let out_file = std::env::temp_dir().join(format!(

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use ninfer_codegen::ptxas::{assemble, register_budget, ARCHS};
+use ninfer_codegen::ptxas::{assemble, bounds_budget, launch_bounds, register_budget, ARCHS};
 use ninfer_codegen::{generate, Config};
 use rayon::prelude::*;
 
@@ -42,11 +42,25 @@ fn every_variant_fits_every_architecture() {
         .flat_map(|&(i, arch)| {
             let v = &variants[i];
             let ptx = out.path().join(format!("ptx/{}.ptx", v.name));
-            let budget = register_budget(v.launch.threads);
+            let text = std::fs::read_to_string(&ptx).unwrap();
+            // the launch bounds' budget when the template declares them, else the launch's
+            let bounds = launch_bounds(&text, &v.name);
+            let budget = match bounds {
+                Some((m, b)) => bounds_budget(m, b).min(register_budget(v.launch.threads)),
+                None => register_budget(v.launch.threads),
+            };
             match assemble(&cfg.cuda_root, &ptx, arch) {
                 Err(e) => vec![format!("{} {arch}: {e}", v.name)],
                 Ok(res) => {
                     let mut bad = Vec::new();
+                    if let Some((m, _)) = bounds {
+                        if v.launch.threads > m {
+                            bad.push(format!(
+                                "{} {arch}: launch threads {} exceed __launch_bounds__ {m}",
+                                v.name, v.launch.threads
+                            ));
+                        }
+                    }
                     if !res.iter().any(|r| r.entry == v.name) {
                         bad.push(format!(
                             "{} {arch}: no entry `{}` in ptxas output",
@@ -62,8 +76,8 @@ fn every_variant_fits_every_architecture() {
                         }
                         if r.registers > budget {
                             bad.push(format!(
-                                "{} {arch}: {} registers > budget {budget} for {} threads",
-                                r.entry, r.registers, v.launch.threads
+                                "{} {arch}: {} registers > budget {budget} ({} threads, bounds {:?})",
+                                r.entry, r.registers, v.launch.threads, bounds
                             ));
                         }
                     }
@@ -102,4 +116,8 @@ ptxas info    : Used 96 registers, used 1 barriers, 8 bytes cumulative stack siz
     assert_eq!(register_budget(256), 255);
     assert_eq!(register_budget(512), 128);
     assert_eq!(register_budget(1024), 64);
+    let ptx = ".visible .entry k__a(\n\t.param .u64 p\n)\n.maxntid 256, 1, 1\n.minnctapersm 3\n{\n ret;\n}\n";
+    assert_eq!(launch_bounds(ptx, "k__a"), Some((256, 3)));
+    assert_eq!(bounds_budget(256, 3), 85);
+    assert_eq!(launch_bounds(ptx, "k__b"), None);
 }
