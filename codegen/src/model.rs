@@ -282,6 +282,10 @@ struct RawCatalog {
 }
 
 type SpannedMap<V> = Ordered<Spanned<String>, Spanned<V>>;
+/// `[last_width, "schedule"]`
+type RawBand = (Spanned<i64>, Spanned<String>);
+/// (name, line, params, grid index)
+type RawSchedule = (String, usize, Vec<(String, i64)>, Option<usize>);
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
@@ -291,7 +295,7 @@ struct RawFamily {
     calibration: Spanned<String>,
     keys: Spanned<Vec<Spanned<String>>>,
     widths: Spanned<Vec<Spanned<i64>>>,
-    compiled: Spanned<Vec<Spanned<(Spanned<i64>, Spanned<String>)>>>,
+    compiled: Spanned<Vec<Spanned<RawBand>>>,
     launch: Spanned<SpannedMap<toml::Value>>,
     #[serde(default)]
     schedules: SpannedMap<SpannedMap<i64>>,
@@ -333,7 +337,7 @@ fn owner_at(text: &str, offset: usize) -> String {
             let at = pos + i;
             // only a header at the start of a line (not in a comment)
             let line_start = head[..at].rfind('\n').map(|n| n + 1).unwrap_or(0);
-            if head[line_start..at].trim().is_empty() && best.map_or(true, |(b, _)| at > b) {
+            if head[line_start..at].trim().is_empty() && best.is_none_or(|(b, _)| at > b) {
                 best = Some((at, kind));
             }
             pos = at + header.len();
@@ -489,7 +493,7 @@ impl<'a> Cx<'a> {
         let launch_exprs = self.launch_exprs(&rf.launch, &cx, &LAUNCH_REQUIRED_FAMILY)?;
 
         // schedules: explicit, then grids
-        let mut raw_scheds: Vec<(String, usize, Vec<(String, i64)>, Option<usize>)> = Vec::new();
+        let mut raw_scheds: Vec<RawSchedule> = Vec::new();
         let mut sched_seen: HashMap<String, (usize, Option<usize>)> = HashMap::new();
         let mut push = |me: &Cx,
                         name: String,

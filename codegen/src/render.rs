@@ -8,7 +8,7 @@
 //! - shared device helpers live under `kernel-templates/common/` and are pulled in
 //!   with `{% include "common/x.cuh" %}`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::{chain, Error, Result};
@@ -97,7 +97,6 @@ pub fn render_all(
             format!("module `{}`", m.name),
         ));
     }
-    let used_names: BTreeSet<&str> = used.iter().map(|u| u.0.as_str()).collect();
 
     // shared helpers: everything under common/ (a syntax error there names the file)
     for (name, path) in &files {
@@ -106,11 +105,12 @@ pub fn render_all(
                 .map_err(|e| Error::new(path, None, "", format!("cannot read template: {e}")))?;
             tera.add_raw_template(name, &escape_asm_operands(&text))
                 .map_err(|e| {
+                    let msg = chain(&e);
                     Error::new(
                         path,
-                        None,
-                        "",
-                        format!("template syntax error: {}", chain(&e)),
+                        tera_line(&msg),
+                        "shared helper (included by the templates)",
+                        format!("template syntax error: {msg}"),
                     )
                 })?;
         }
@@ -152,15 +152,17 @@ pub fn render_all(
                     Some(*line),
                     cx,
                     format!(
-                        "template `{}`: template syntax error: {}",
+                        "template `{}`{}: template syntax error: {}",
                         shown(templates_dir, tname),
+                        tera_line(&chain(&e))
+                            .map(|l| format!(" line {l}"))
+                            .unwrap_or_default(),
                         chain(&e)
                     ),
                 )
             })?;
         headers.insert(tname.clone(), params);
     }
-    let _ = used_names;
 
     // parameter check, then render
     let mut out = Vec::with_capacity(variants.len());
@@ -288,4 +290,10 @@ pub fn escape_asm_operands(text: &str) -> String {
     }
     out.push_str(&text[last..]);
     out
+}
+
+/// The line of a tera parse error (`--> 8:1` in its message).
+fn tera_line(msg: &str) -> Option<usize> {
+    let rest = &msg[msg.find("--> ")? + 4..];
+    rest.split(':').next()?.trim().parse().ok()
 }

@@ -217,7 +217,7 @@ fn template_syntax_error() {
         &e,
         line_with(&c, "template    ="),
         FAM,
-        "template `kernel-templates/fx_scale.cu.tera`: template syntax error",
+        "template `kernel-templates/fx_scale.cu.tera` line 8: template syntax error",
     );
 }
 
@@ -375,4 +375,30 @@ fn toml_syntax_error() {
     let e = err_of(&c);
     let s = e.to_string();
     assert!(s.contains("catalog.toml:") && s.contains(FAM), "{s}");
+}
+
+#[test]
+fn shared_helper_syntax_error() {
+    let e = Fx::new(
+        &fixture_catalog(),
+        &[("common/fx_helpers.cuh", "// helper\n{% if %}\n")],
+    )
+    .render_err();
+    let s = e.to_string();
+    eprintln!("{s}");
+    assert!(
+        s.contains("kernel-templates/common/fx_helpers.cuh:2: shared helper"),
+        "{s}"
+    );
+    assert!(s.contains("template syntax error"), "{s}");
+}
+
+#[test]
+fn missing_shared_helper() {
+    let t =
+        fixture_template("fx_scale.cu.tera").replace("common/fx_helpers.cuh", "common/fx_nope.cuh");
+    let c = fixture_catalog();
+    let e = Fx::new(&c, &[("fx_scale.cu.tera", &t)]).render_err();
+    assert_names(&e, line_with(&c, "w4c8  ="), FAM, "failed to render");
+    assert!(e.to_string().contains("fx_nope.cuh"), "{e}");
 }
