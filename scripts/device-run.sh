@@ -8,7 +8,9 @@ set -u
 B=${BIN:-target/release}
 OUT=${OUT:-/tmp/ninfer-out}
 mkdir -p "$OUT"
-export NINFER_DEVICE_PROFILES=$OUT/device-profiles.json
+# Profiles (and their lock files) live outside $OUT: only 8 files come back from it.
+work=$(mktemp -d)
+export NINFER_DEVICE_PROFILES=$work/device-profiles.json
 export PYTHONUNBUFFERED=1
 log=$OUT/summary.txt
 say() { echo "$@" | tee -a "$log"; }
@@ -30,15 +32,19 @@ say "== bench, compiled routes"
 $B/ninfer bench --device-profile off --out "$OUT/bench-compiled.json" 2>/dev/null | tee -a "$log"
 
 say "== PyTorch baselines"
-python3 scripts/torch_baselines.py --out "$OUT/torch.json" 2> "$OUT/torch.txt" || tail -5 "$OUT/torch.txt"
+python3 scripts/torch_baselines.py --out "$OUT/torch.json" 2> "$work/torch.txt" || tail -5 "$work/torch.txt"
 
 say "== ninfer-calibrate (twice)"
-/usr/bin/time -f "calibration wall %e s" $B/ninfer-calibrate --detail --print > "$OUT/calibrated.json" 2> "$OUT/calibrate.txt"
+start=$(date +%s%N)
+$B/ninfer-calibrate --detail --print > "$OUT/calibrated.json" 2> "$OUT/calibrate.txt"
+echo "calibration wall $(( ($(date +%s%N) - start) / 1000000 )) ms" >> "$OUT/calibrate.txt"
 grep -E "keys measured|wall|error" "$OUT/calibrate.txt" | tee -a "$log"
-$B/ninfer-calibrate --out "$OUT/second-profile.json" --print > "$OUT/calibrated-second.json" 2>> "$OUT/calibrate.txt"
+$B/ninfer-calibrate --out "$work/second-profile.json" --print > "$work/calibrated-second.json" 2>> "$OUT/calibrate.txt"
 grep -E "keys measured" "$OUT/calibrate.txt" | tail -1 | tee -a "$log"
-say "-- first calibration routes"; grep -A40 '"routes"' "$OUT/calibrated.json" | tee -a "$log"
-say "-- second calibration routes"; grep -A40 '"routes"' "$OUT/calibrated-second.json" | tee -a "$log"
+mv "$OUT/calibrated.json" "$work/calibrated.json"
+say "-- first calibration"; cat "$work/calibrated.json" | tee -a "$log"
+say "-- second calibration"; cat "$work/calibrated-second.json" | tee -a "$log"
+cp "$NINFER_DEVICE_PROFILES" "$OUT/device-profiles.json"
 
 say "== bench, calibrated profile"
 $B/ninfer bench --out "$OUT/bench-calibrated.json" 2>/dev/null | tee -a "$log"
