@@ -65,6 +65,8 @@ impl Config {
 #[derive(Clone, Debug)]
 pub struct Report {
     pub digest: String,
+    /// The NVRTC that compiled the PTX, as CUDA encodes versions (13.0 -> 13000).
+    pub nvrtc_version: i32,
     /// Every variant in `VARIANTS` order, with how its PTX was obtained.
     pub variants: Vec<(String, Outcome)>,
 }
@@ -128,6 +130,7 @@ pub fn generate(cfg: &Config) -> Result<Report> {
     }
 
     let nv = nvrtc::load(&cfg.cuda_root)?;
+    let nvrtc_version = nv.version.0 * 1000 + nv.version.1 * 10;
     let compiled = nvrtc::compile_all(nv, &cfg.cache_dir, &rendered).map_err(|mut errs| {
         let pos = |n: &str| {
             variants
@@ -181,6 +184,7 @@ pub fn generate(cfg: &Config) -> Result<Report> {
 
     let report = Report {
         digest,
+        nvrtc_version,
         variants: compiled
             .iter()
             .map(|c| (c.name.clone(), c.outcome))
@@ -220,8 +224,20 @@ pub fn build_script_main() {
     println!("cargo:rerun-if-env-changed=NINFER_CUDA_ROOT");
     println!("cargo:rerun-if-env-changed=NINFER_PTX_CACHE");
     let result = Config::for_build_script(&manifest, &out).and_then(|cfg| generate(&cfg));
+    // Provenance for profile entries written by this build (calibration block).
+    println!("cargo:rerun-if-changed={}", workspace.join(".git/logs/HEAD").display());
+    let describe = std::process::Command::new("git")
+        .args(["describe", "--always", "--dirty", "--abbrev=7"])
+        .current_dir(&workspace)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    println!("cargo:rustc-env=NINFER_GIT_DESCRIBE={describe}");
     match result {
         Ok(report) => {
+            println!("cargo:rustc-env=NINFER_NVRTC_VERSION={}", report.nvrtc_version);
             let compiled = report.compiled();
             if !compiled.is_empty() {
                 let shown: Vec<&str> = compiled.iter().take(12).copied().collect();

@@ -101,6 +101,25 @@ pub fn run(args: &RoutesArgs) -> anyhow::Result<()> {
     let overrides = overrides::get()
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .clone();
+    // On a GPU machine, start the engine as inference would: that calibrates and stores
+    // the profile when the device has none (or when asked), so the table shown below is
+    // the one this GPU will run.
+    let mut args = args.clone();
+    if args.gpu_name.is_none()
+        && args.device_profile != ProfileMode::Off
+        && crate::gpu::detect_identity(args.device).is_ok()
+    {
+        let engine = crate::engine::Engine::start(
+            args.device,
+            args.device_profile,
+            args.device_profile_path.as_deref(),
+            &|m| eprintln!("{m}"),
+        )?;
+        if matches!(engine.decision, mode::Decision::CalibrateNow(_)) {
+            args.device_profile = ProfileMode::Auto;
+        }
+    }
+    let args = &args;
     let env = Env {
         catalog: Arc::new(CatalogView::built_in()),
         builtin: builtin::table(),
