@@ -28,16 +28,7 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    // Warnings and route traces go to stderr; RUST_LOG overrides the level.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .without_time()
-        .with_target(false)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
+    ninfer_runtime::cli::init_tracing();
     let result = match &cli.command {
         Command::Catalog(a) => ninfer_runtime::cli::catalog::run(a).map(|_| ExitCode::SUCCESS),
         Command::Routes(a) => ninfer_runtime::cli::routes::run(a).map(|_| ExitCode::SUCCESS),
