@@ -49,6 +49,8 @@ cp "$NINFER_DEVICE_PROFILES" "$OUT/device-profiles.json"
 say "== bench, calibrated profile"
 $B/ninfer bench --out "$OUT/bench-calibrated.json" 2>/dev/null | tee -a "$log"
 
+say "== calibrated vs compiled routes (re-measured, same run)"
+python3 scripts/compare_routes.py "$OUT/bench-compiled.json" "$OUT/bench-calibrated.json" | tee -a "$log"
 say "== comparison (compiled routes vs PyTorch, same run)"
 python3 scripts/compare_baselines.py "$OUT/torch.json" "$OUT/bench-compiled.json" | tee -a "$log"
 say "== comparison (calibrated routes vs PyTorch, same run)"
