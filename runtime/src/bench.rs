@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::catalog::{self, Variant};
 use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
-use crate::ops::t2_i8_small::{launch as t2, synthetic};
+use crate::ops::routed;
 
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
@@ -29,7 +29,8 @@ pub struct BenchRow {
     pub schedule: String,
     /// The whole op (activation quantization + projection launches), µs.
     pub us: f64,
-    /// The projection launches alone, µs.
+    /// The routed kernel launches alone (without helper kernels such as activation
+    /// quantization), µs.
     pub projection_us: f64,
     /// Bytes the op must move at least (weights, activations, output).
     pub bytes: usize,
@@ -91,72 +92,60 @@ pub fn run(
     let mut timer = Timer::new(gpu)?;
     let read_gbs = read_bandwidth(gpu, &mut timer, opts.samples.max(3))?;
     let mut results = Vec::new();
-    let family = catalog::family("t2_i8_small").context("family t2_i8_small")?;
-    for shape_name in family.keys {
-        let key = format!("{}/{}", family.name, shape_name);
-        if opts.only.as_ref().is_some_and(|p| !key.starts_with(p.as_str())) {
-            continue;
-        }
-        let shape = t2::Shape::parse(shape_name)?;
-        let seed = synthetic::fresh_seed();
-        let packed = synthetic::random_weights(shape, seed).pack();
-        let copies = weight_copies(gpu.info.l2_bytes, shape.weight_bytes());
-        let weights = (0..copies)
-            .map(|_| t2::upload(gpu, &packed, shape))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let widths: Vec<u32> = opts.widths.clone().unwrap_or_else(|| family.widths.to_vec());
-        let t_max = *widths.iter().max().unwrap_or(&1) as usize;
-        let x = gpu
-            .stream
-            .clone_htod(&synthetic::random_activations(t_max, shape.k, seed ^ 1))?;
-        let mut act = t2::Activations::new(gpu, t_max, shape.k)?;
-        let mut y = gpu.stream.alloc_zeros::<half::bf16>(t_max * shape.n)?;
-        // Launches per graph: every copy at least twice, and enough to dwarf event overhead.
-        let launches = (2 * copies).max(40);
-        for &width in &widths {
-            progress(&format!("{key} T={width}"));
-            let t = width as usize;
-            let choose = |w: u32| route(&key, w);
-            let schedule = describe_schedules(t, &choose);
-            // Warm-up (module loads) outside the graph.
-            t2::forward(gpu, &weights[0], &x, t, &mut act, &mut y, &choose)?;
-            gpu.sync()?;
-            let op_graph = Timer::capture(gpu, || {
-                for i in 0..launches {
-                    t2::forward(gpu, &weights[i % copies], &x, t, &mut act, &mut y, &choose)?;
-                }
-                Ok(())
-            })?;
-            let proj_graph = Timer::capture(gpu, || {
-                for i in 0..launches {
-                    let mut first = 0;
-                    while first < t {
-                        let w = (t - first).min(t2::MAX_LAUNCH_WIDTH);
-                        t2::project(gpu, choose(w as u32), &weights[i % copies], &act, first, w, &mut y)?;
-                        first += w;
-                    }
-                }
-                Ok(())
-            })?;
-            let mut op = Vec::new();
-            let mut proj = Vec::new();
-            for _ in 0..opts.samples {
-                op.push(timer.sample_graph(gpu, &op_graph)? / launches as f64);
-                proj.push(timer.sample_graph(gpu, &proj_graph)? / launches as f64);
+    for op in routed::implemented() {
+        let family = op.family();
+        for shape in family.keys {
+            let key = format!("{}/{}", family.name, shape);
+            if opts
+                .only
+                .as_ref()
+                .is_some_and(|p| !key.starts_with(p.as_str()))
+            {
+                continue;
             }
-            let us = median(&op);
-            let bytes = shape.weight_bytes() + t * shape.k * 2 + t * shape.n * 2;
-            let gbs = bytes as f64 / us / 1e3;
-            results.push(BenchRow {
-                key: key.clone(),
-                width,
-                schedule,
-                us,
-                projection_us: median(&proj),
-                bytes,
-                gbs,
-                fraction_of_read_bandwidth: gbs / read_gbs,
-            });
+            let widths: Vec<u32> = opts
+                .widths
+                .clone()
+                .unwrap_or_else(|| family.widths.to_vec());
+            let t_max = *widths.iter().max().unwrap_or(&1) as usize;
+            let copies = weight_copies(gpu.info.l2_bytes, op.weight_bytes(shape)?);
+            let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), copies, t_max)?;
+            // Launches per graph: every copy at least twice, and enough to dwarf event overhead.
+            let launches = (2 * copies).max(40);
+            for &width in &widths {
+                progress(&format!("{key} T={width}"));
+                let t = width as usize;
+                let choose = |w: u32| route(&key, w);
+                let schedule = describe_schedules(t, op.max_launch_width(), &choose);
+                // Warm-up (module loads) outside the graphs.
+                inst.forward(gpu, 0, t, &choose)?;
+                gpu.sync()?;
+                let op_graph = Timer::capture(gpu, || {
+                    (0..launches).try_for_each(|i| inst.forward(gpu, i % copies, t, &choose))
+                })?;
+                let routed_graph = Timer::capture(gpu, || {
+                    (0..launches).try_for_each(|i| inst.routed_only(gpu, i % copies, t, &choose))
+                })?;
+                let mut whole = Vec::new();
+                let mut kernels = Vec::new();
+                for _ in 0..opts.samples {
+                    whole.push(timer.sample_graph(gpu, &op_graph)? / launches as f64);
+                    kernels.push(timer.sample_graph(gpu, &routed_graph)? / launches as f64);
+                }
+                let us = median(&whole);
+                let bytes = inst.bytes(t);
+                let gbs = bytes as f64 / us / 1e3;
+                results.push(BenchRow {
+                    key: key.clone(),
+                    width,
+                    schedule,
+                    us,
+                    projection_us: median(&kernels),
+                    bytes,
+                    gbs,
+                    fraction_of_read_bandwidth: gbs / read_gbs,
+                });
+            }
         }
     }
     Ok(BenchReport {
@@ -169,12 +158,12 @@ pub fn run(
     })
 }
 
-/// The schedules a width of `t` runs, e.g. `r16c32k8s2w1+r16c8k8s2w1` for T=40.
-fn describe_schedules(t: usize, choose: &dyn Fn(u32) -> &'static Variant) -> String {
+/// The schedules a width of `t` runs, e.g. `a+b` when it is split into two launches.
+fn describe_schedules(t: usize, widest: usize, choose: &dyn Fn(u32) -> &'static Variant) -> String {
     let mut parts = Vec::new();
     let mut first = 0;
     while first < t {
-        let w = (t - first).min(t2::MAX_LAUNCH_WIDTH);
+        let w = (t - first).min(widest);
         parts.push(choose(w as u32).schedule);
         first += w;
     }

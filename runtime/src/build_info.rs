@@ -10,7 +10,9 @@ pub fn ninfer_build() -> String {
 
 /// The CUDA version of the NVRTC that compiled this build's PTX (e.g. 13000).
 pub fn cuda_runtime() -> i32 {
-    option_env!("NINFER_NVRTC_VERSION").and_then(|v| v.parse().ok()).unwrap_or(0)
+    option_env!("NINFER_NVRTC_VERSION")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Now, as `YYYY-MM-DDTHH:MM:SSZ` (UTC).

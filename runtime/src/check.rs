@@ -2,13 +2,12 @@
 //! against the CPU reference, on fresh random inputs, with poisoned outputs, at every
 //! width the variant serves. GPU integration tests call the same code.
 
-use anyhow::Context as _;
 use half::bf16;
 use serde::Serialize;
 
 use crate::catalog::{self, Variant, VARIANTS};
 use crate::gpu::Gpu;
-use crate::ops::t2_i8_small::{launch as t2, reference, synthetic};
+use crate::ops::routed;
 
 /// A row passes when its relative L2 error is under this and every element is within
 /// `ELEMENT_TOLERANCE` of the reference (relative to itself plus the row's RMS).
@@ -35,13 +34,22 @@ const POISON: u16 = 0xFFFF; // a BF16 NaN: any element left like this was never 
 
 /// Compares rows `0..width` of `y` with the reference and checks rows past `width` are
 /// untouched. Returns (max relative L2 error over rows, problem if any).
-pub fn compare_rows(y: &[bf16], reference: &[f64], n: usize, width: usize, rows: usize) -> (f64, Option<String>) {
+pub fn compare_rows(
+    y: &[bf16],
+    reference: &[f64],
+    n: usize,
+    width: usize,
+    rows: usize,
+) -> (f64, Option<String>) {
     let mut worst = 0.0f64;
     for t in 0..rows {
         let got = &y[t * n..(t + 1) * n];
         if t >= width {
             if let Some(i) = got.iter().position(|v| v.to_bits() != POISON) {
-                return (worst, Some(format!("wrote row {t} col {i} beyond width {width}")));
+                return (
+                    worst,
+                    Some(format!("wrote row {t} col {i} beyond width {width}")),
+                );
             }
             continue;
         }
@@ -52,76 +60,85 @@ pub fn compare_rows(y: &[bf16], reference: &[f64], n: usize, width: usize, rows:
         for (i, (g, w)) in got.iter().zip(want).enumerate() {
             let g = g.to_f64();
             if !g.is_finite() {
-                return (f64::INFINITY, Some(format!("row {t} col {i} is {g} (unwritten or overflow)")));
+                return (
+                    f64::INFINITY,
+                    Some(format!("row {t} col {i} is {g} (unwritten or overflow)")),
+                );
             }
             let d = (g - w).abs();
             if d > ELEMENT_TOLERANCE * (w.abs() + rms) {
-                return (f64::INFINITY, Some(format!("row {t} col {i}: got {g}, want {w:.6}")));
+                return (
+                    f64::INFINITY,
+                    Some(format!("row {t} col {i}: got {g}, want {w:.6}")),
+                );
             }
             err2 += d * d;
         }
         let rel = err2.sqrt() / norm.max(1e-30);
         worst = worst.max(rel);
     }
-    (worst, (worst > ROW_TOLERANCE).then(|| format!("relative error {worst:.2e} over {ROW_TOLERANCE:.0e}")))
+    (
+        worst,
+        (worst > ROW_TOLERANCE)
+            .then(|| format!("relative error {worst:.2e} over {ROW_TOLERANCE:.0e}")),
+    )
 }
 
-pub fn run(gpu: &Gpu, opts: &CheckOptions, progress: &dyn Fn(&str)) -> anyhow::Result<Vec<CheckRow>> {
+pub fn run(
+    gpu: &Gpu,
+    opts: &CheckOptions,
+    progress: &dyn Fn(&str),
+) -> anyhow::Result<Vec<CheckRow>> {
     let mut rows = Vec::new();
-    let family = catalog::family("t2_i8_small").context("family t2_i8_small")?;
-    let seed = opts.seed.unwrap_or_else(synthetic::fresh_seed);
-    for shape_name in family.keys {
-        let key = format!("{}/{}", family.name, shape_name);
-        if opts.only.as_ref().is_some_and(|p| !key.starts_with(p.as_str())) {
-            continue;
-        }
-        let shape = t2::Shape::parse(shape_name)?;
-        let (n, k) = (shape.n, shape.k);
-        // 64 tokens: every single-launch width, plus split launches up to 64.
-        let tokens = 2 * t2::MAX_LAUNCH_WIDTH;
-        progress(&format!("{key}: CPU reference (seed {seed})"));
-        let dense = synthetic::random_weights(shape, seed);
-        let x_host = synthetic::random_activations(tokens, k, seed ^ 0x5eed);
-        let (xq_ref, xs_ref) = crate::ops::quant::quantize_activations(&x_host, tokens, k);
-        let y_ref = reference::reference_projection(&dense.codes, &dense.scales, &xq_ref, &xs_ref, n, k, tokens);
-
-        let weights = t2::upload(gpu, &dense.pack(), shape)?;
-        let x = gpu.stream.clone_htod(&x_host)?;
-        let mut act = t2::Activations::new(gpu, tokens, k)?;
-        let mut y = gpu.stream.alloc_zeros::<bf16>(tokens * n)?;
-
-        // The activation quantization kernel, against the CPU rule.
-        t2::quantize(gpu, &x, tokens, &mut act)?;
-        let xq = gpu.stream.clone_dtoh(&act.xq)?;
-        let xs = gpu.stream.clone_dtoh(&act.xs)?;
-        let scale_mismatch = xs.iter().zip(&xs_ref).filter(|(a, b)| a.to_bits() != b.to_bits()).count();
-        let off_by_more = xq.iter().zip(&xq_ref).filter(|(a, b)| (**a as i32 - **b as i32).abs() > 1).count();
-        let off_by_one = xq.iter().zip(&xq_ref).filter(|(a, b)| a != b).count();
-        rows.push(CheckRow {
-            key: key.clone(),
-            variant: catalog::module("quant_act_i8").map(|v| v.name).unwrap_or("quant_act_i8").into(),
-            width: tokens as u32,
-            max_rel_error: off_by_one as f64 / xq.len() as f64,
-            pass: scale_mismatch == 0 && off_by_more == 0 && off_by_one * 1000 <= xq.len(),
-            note: format!("{scale_mismatch} scales differ, {off_by_one} codes differ by 1, {off_by_more} by more"),
-        });
-
-        for &index in family.candidates {
-            let variant: &'static Variant = &VARIANTS[index];
-            progress(&format!("{key}: {}", variant.name));
-            for width in 1..=variant.launch.max_width as usize {
-                poison(gpu, &mut y)?;
-                let outcome = t2::project(gpu, variant, &weights, &act, 0, width, &mut y).and_then(|_| gpu.sync());
-                let (err, problem) = match outcome {
-                    Ok(()) => {
-                        let host = gpu.stream.clone_dtoh(&y)?;
-                        compare_rows(&host, &y_ref, n, width, tokens)
-                    }
-                    Err(e) => (f64::INFINITY, Some(format!("{e:#}"))),
-                };
+    let seed = opts.seed.unwrap_or_else(crate::ops::routed::fresh_seed);
+    for op in routed::implemented() {
+        let family = op.family();
+        let widest = op.max_launch_width();
+        for shape in family.keys {
+            let key = format!("{}/{}", family.name, shape);
+            if opts
+                .only
+                .as_ref()
+                .is_some_and(|p| !key.starts_with(p.as_str()))
+            {
+                continue;
+            }
+            // Twice the widest launch: every single-launch width, plus split launches.
+            let tokens = 2 * widest;
+            progress(&format!("{key}: inputs and CPU reference (seed {seed})"));
+            let mut inst = op.prepare(gpu, shape, seed, 1, tokens)?;
+            for h in inst.prepare_check(gpu)? {
                 rows.push(CheckRow {
                     key: key.clone(),
-                    variant: variant.name.into(),
+                    variant: h.variant,
+                    width: tokens as u32,
+                    max_rel_error: h.error,
+                    pass: h.pass,
+                    note: h.note,
+                });
+            }
+            for &index in family.candidates {
+                let variant: &'static Variant = &VARIANTS[index];
+                progress(&format!("{key}: {}", variant.name));
+                for width in 1..=variant.launch.max_width as usize {
+                    let (err, problem) = inst.check_variant(gpu, variant, width)?;
+                    rows.push(CheckRow {
+                        key: key.clone(),
+                        variant: variant.name.into(),
+                        width: width as u32,
+                        max_rel_error: err,
+                        pass: problem.is_none(),
+                        note: problem.unwrap_or_default(),
+                    });
+                }
+            }
+            // The whole op through the compiled route, with inputs wider than one launch.
+            for width in [widest + 1, widest + 8, tokens] {
+                let choose = |w: u32| compiled_variant(family, w);
+                let (err, problem) = inst.check_forward(gpu, width, &choose)?;
+                rows.push(CheckRow {
+                    key: key.clone(),
+                    variant: "forward (compiled route, split launches)".into(),
                     width: width as u32,
                     max_rel_error: err,
                     pass: problem.is_none(),
@@ -129,30 +146,12 @@ pub fn run(gpu: &Gpu, opts: &CheckOptions, progress: &dyn Fn(&str)) -> anyhow::R
                 });
             }
         }
-
-        // The whole op through the compiled route, with inputs wider than one launch.
-        for width in [33usize, 40, 64] {
-            let choose = |w: u32| compiled_variant(family, w);
-            poison(gpu, &mut y)?;
-            let outcome = t2::forward(gpu, &weights, &x, width, &mut act, &mut y, &choose).and_then(|_| gpu.sync());
-            let (err, problem) = match outcome {
-                Ok(()) => compare_rows(&gpu.stream.clone_dtoh(&y)?, &y_ref, n, width, tokens),
-                Err(e) => (f64::INFINITY, Some(format!("{e:#}"))),
-            };
-            rows.push(CheckRow {
-                key: key.clone(),
-                variant: "forward (compiled route, split launches)".into(),
-                width: width as u32,
-                max_rel_error: err,
-                pass: problem.is_none(),
-                note: problem.unwrap_or_default(),
-            });
-        }
     }
     Ok(rows)
 }
 
-fn poison(gpu: &Gpu, y: &mut cudarc::driver::CudaSlice<bf16>) -> anyhow::Result<()> {
+/// Fills a BF16 buffer with NaNs (0xFFFF): whatever a kernel does not write stays so.
+pub fn poison(gpu: &Gpu, y: &mut cudarc::driver::CudaSlice<bf16>) -> anyhow::Result<()> {
     use cudarc::driver::DevicePtrMut;
     let bytes = y.len() * 2;
     let (ptr, _guard) = y.device_ptr_mut(&gpu.stream);
@@ -179,12 +178,16 @@ pub fn compiled_variant(family: &catalog::Family, width: u32) -> &'static Varian
 
 /// Groups rows per (key, variant) for the default table: widths, worst error, verdict.
 pub fn print_table(rows: &[CheckRow], every_width: bool) {
-    println!("{:<24} {:<44} {:>7} {:>12}  result", "key", "variant", "width", "max rel err");
+    println!(
+        "{:<24} {:<44} {:>7} {:>12}  result",
+        "key", "variant", "width", "max rel err"
+    );
     let mut i = 0;
     while i < rows.len() {
         let mut j = i + 1;
         if !every_width {
-            while j < rows.len() && rows[j].key == rows[i].key && rows[j].variant == rows[i].variant {
+            while j < rows.len() && rows[j].key == rows[i].key && rows[j].variant == rows[i].variant
+            {
                 j += 1;
             }
         }
@@ -196,11 +199,21 @@ pub fn print_table(rows: &[CheckRow], every_width: bool) {
         } else {
             format!("1-{}", group.last().unwrap().width)
         };
-        let verdict = if failed.is_empty() { "pass".to_string() } else { format!("FAIL ({})", failed[0].note) };
-        println!("{:<24} {:<44} {:>7} {:>12.2e}  {}", group[0].key, group[0].variant, widths, worst, verdict);
+        let verdict = if failed.is_empty() {
+            "pass".to_string()
+        } else {
+            format!("FAIL ({})", failed[0].note)
+        };
+        println!(
+            "{:<24} {:<44} {:>7} {:>12.2e}  {}",
+            group[0].key, group[0].variant, widths, worst, verdict
+        );
         if !failed.is_empty() && !every_width {
             for r in failed.iter().take(5) {
-                println!("{:<24} {:<44} {:>7} {:>12.2e}  FAIL {}", "", "", r.width, r.max_rel_error, r.note);
+                println!(
+                    "{:<24} {:<44} {:>7} {:>12.2e}  FAIL {}",
+                    "", "", r.width, r.max_rel_error, r.note
+                );
             }
         }
         i = j;
@@ -216,16 +229,26 @@ mod tests {
         let n = 4;
         let reference = vec![1.0, -2.0, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0];
         let poison = bf16::from_bits(POISON);
-        let good: Vec<bf16> = reference[..4].iter().map(|v| bf16::from_f64(*v)).chain([poison; 4]).collect();
+        let good: Vec<bf16> = reference[..4]
+            .iter()
+            .map(|v| bf16::from_f64(*v))
+            .chain([poison; 4])
+            .collect();
         assert_eq!(compare_rows(&good, &reference, n, 1, 2).1, None);
         let mut unwritten = good.clone();
         unwritten[2] = poison;
-        assert!(compare_rows(&unwritten, &reference, n, 1, 2).1.unwrap().contains("row 0 col 2"));
+        assert!(compare_rows(&unwritten, &reference, n, 1, 2)
+            .1
+            .unwrap()
+            .contains("row 0 col 2"));
         let mut wrong = good.clone();
         wrong[1] = bf16::from_f64(-1.0);
         assert!(compare_rows(&wrong, &reference, n, 1, 2).1.is_some());
         let mut overwritten = good.clone();
         overwritten[5] = bf16::from_f64(0.0);
-        assert!(compare_rows(&overwritten, &reference, n, 1, 2).1.unwrap().contains("beyond width"));
+        assert!(compare_rows(&overwritten, &reference, n, 1, 2)
+            .1
+            .unwrap()
+            .contains("beyond width"));
     }
 }

@@ -63,18 +63,31 @@ impl Engine {
                 None => file = FileState::Read(in_memory(entry)),
             }
         }
-        let resolve_mode = if mode == ProfileMode::Off { ProfileMode::Off } else { ProfileMode::Auto };
+        let resolve_mode = if mode == ProfileMode::Off {
+            ProfileMode::Off
+        } else {
+            ProfileMode::Auto
+        };
         let resolved = crate::profile::resolve(
             &identity,
             resolve_mode,
-            &Sources { path: located.as_deref(), file: &file, builtin: builtin::table() },
+            &Sources {
+                path: located.as_deref(),
+                file: &file,
+                builtin: builtin::table(),
+            },
             &catalog,
         );
         let routes = match lookup::install_on(ordinal, resolved) {
             Ok(t) => t,
             Err(_) => lookup::table(ordinal), // already installed in this process
         };
-        Ok(Engine { gpu, decision, profile_path: located, routes })
+        Ok(Engine {
+            gpu,
+            decision,
+            profile_path: located,
+            routes,
+        })
     }
 
     /// The variant serving `width` of route key `key`, per the installed table.
@@ -95,7 +108,11 @@ fn in_memory(entry: crate::profile::format::Entry) -> ProfileFile {
 /// `family/shape` + schedule → the generated variant.
 pub fn find_variant(key: &str, schedule: &str) -> Option<&'static Variant> {
     let (family, _) = catalog::split_route_key(key)?;
-    family.candidates.iter().map(|&i| &VARIANTS[i]).find(|v| v.schedule == schedule)
+    family
+        .candidates
+        .iter()
+        .map(|&i| &VARIANTS[i])
+        .find(|v| v.schedule == schedule)
 }
 
 pub fn describe(engine: &Engine) -> String {
@@ -109,8 +126,8 @@ pub fn describe(engine: &Engine) -> String {
         crate::gpu::ptx_isa::format_cuda_version(engine.gpu.info.cuda_driver),
         engine.decision
     ) + &engine
-            .profile_path
-            .as_ref()
-            .map(|p| format!("; profile file {}", p.display()))
-            .unwrap_or_default()
+        .profile_path
+        .as_ref()
+        .map(|p| format!("; profile file {}", p.display()))
+        .unwrap_or_default()
 }

@@ -1,13 +1,12 @@
-//! Calibration of the ternary small-T family on the GPU: every candidate timed through
-//! `forward` (the dispatch inference uses) on synthetic weights of each registered
-//! shape, weights rotated and L2 flushed before every sample, median of eleven; then
-//! the rules of `decide`.
+//! Calibration on the GPU: every candidate of every selected route key timed through
+//! the op's `forward` (the dispatch inference uses) on synthetic weights of the key's
+//! shape, weights rotated past L2 and L2 flushed before every sample, median of eleven;
+//! then the rules of `decide`.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
 use anyhow::Context as _;
-use half::bf16;
 
 use super::decide::{self, WidthTimes};
 use crate::bench::weight_copies;
@@ -15,7 +14,7 @@ use crate::catalog::{self, Family, Variant, VARIANTS};
 use crate::check::compiled_variant;
 use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
-use crate::ops::t2_i8_small::{launch as t2, synthetic};
+use crate::ops::routed::{self, RoutedOp};
 
 pub const SAMPLES: usize = 11;
 
@@ -29,7 +28,10 @@ pub struct Selection {
 impl Selection {
     pub fn wants_key(&self, family: &Family, key: &str) -> bool {
         !self.skip.contains(&family.calibration)
-            && self.only.as_ref().is_none_or(|p| key.starts_with(p.as_str()))
+            && self
+                .only
+                .as_ref()
+                .is_none_or(|p| key.starts_with(p.as_str()))
     }
 }
 
@@ -68,11 +70,11 @@ pub fn run(gpu: &Gpu, sel: &Selection, tick: &dyn Fn(&str)) -> anyhow::Result<Ou
     let mut timer = Timer::new(gpu)?;
     let mut out = Outcome::default();
     for (family, key) in selected_keys(sel) {
-        // Only the ternary family is implemented on the GPU so far.
-        if family.name != "t2_i8_small" {
+        let Some(op) = routed::for_family(family.name) else {
+            tracing::warn!("{key}: no GPU implementation in this build yet; not calibrated");
             continue;
-        }
-        let bands = calibrate_t2_key(gpu, &mut timer, family, &key, &mut out.detail, tick)?;
+        };
+        let bands = calibrate_key(gpu, &mut timer, op, &key, &mut out.detail, tick)?;
         if bands.iter().any(|(_, s)| !s.is_empty()) {
             out.keys_off_compiled += 1;
         }
@@ -91,25 +93,19 @@ fn candidates_for(family: &Family, width: u32) -> Vec<&'static Variant> {
         .collect()
 }
 
-fn calibrate_t2_key(
+fn calibrate_key(
     gpu: &Gpu,
     timer: &mut Timer,
-    family: &'static Family,
+    op: &'static dyn RoutedOp,
     key: &str,
     detail: &mut Vec<DetailLine>,
     tick: &dyn Fn(&str),
 ) -> anyhow::Result<Vec<(u32, String)>> {
-    let shape = t2::Shape::parse(key.split_once('/').context("route key")?.1)?;
-    let seed = synthetic::fresh_seed();
-    let packed = synthetic::random_weights(shape, seed).pack();
-    let copies = weight_copies(gpu.info.l2_bytes, shape.weight_bytes());
-    let weights = (0..copies)
-        .map(|_| t2::upload(gpu, &packed, shape))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let family = op.family();
+    let shape = key.split_once('/').context("route key")?.1;
+    let copies = weight_copies(gpu.info.l2_bytes, op.weight_bytes(shape)?);
     let t_max = *family.widths.iter().max().context("calibration widths")? as usize;
-    let x = gpu.stream.clone_htod(&synthetic::random_activations(t_max, shape.k, seed ^ 1))?;
-    let mut act = t2::Activations::new(gpu, t_max, shape.k)?;
-    let mut y = gpu.stream.alloc_zeros::<bf16>(t_max * shape.n)?;
+    let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), copies, t_max)?;
     let launches = (2 * copies).max(20);
 
     let mut winners: Vec<(u32, String)> = Vec::new();
@@ -122,12 +118,9 @@ fn calibrate_t2_key(
         let mut graphs = Vec::new();
         for v in &candidates {
             let choose = |_: u32| *v;
-            t2::forward(gpu, &weights[0], &x, t, &mut act, &mut y, &choose)?; // loads the module
+            inst.forward(gpu, 0, t, &choose)?; // loads the module outside the graph
             graphs.push(Timer::capture(gpu, || {
-                for i in 0..launches {
-                    t2::forward(gpu, &weights[i % copies], &x, t, &mut act, &mut y, &choose)?;
-                }
-                Ok(())
+                (0..launches).try_for_each(|i| inst.forward(gpu, i % copies, t, &choose))
             })?);
         }
         // First pass: samples interleaved across candidates, so drift hits all alike.
@@ -151,19 +144,31 @@ fn calibrate_t2_key(
         let mut note = String::new();
         let mut winner = String::new();
         if first_win {
-            let ci = candidates.iter().position(|v| v.schedule == contender).unwrap();
-            let bi = candidates.iter().position(|v| v.schedule == compiled.schedule).unwrap();
+            let ci = candidates
+                .iter()
+                .position(|v| v.schedule == contender)
+                .unwrap();
+            let bi = candidates
+                .iter()
+                .position(|v| v.schedule == compiled.schedule)
+                .unwrap();
+            // Second, interleaved measurement of the two.
             let (mut a, mut b) = (Vec::new(), Vec::new());
             for _ in 0..SAMPLES {
                 a.push(timer.sample_graph(gpu, &graphs[ci])? / launches as f64);
                 b.push(timer.sample_graph(gpu, &graphs[bi])? / launches as f64);
             }
-            let diff = output_difference(gpu, &weights[0], &x, t, &mut act, &mut y, compiled, candidates[ci])?;
+            // Outputs on the same input.
+            inst.forward(gpu, 0, t, &|_| compiled)?;
+            let base = inst.output(gpu, t)?;
+            inst.forward(gpu, 0, t, &|_| candidates[ci])?;
+            let diff = routed::relative_difference(&inst.output(gpu, t)?, &base);
             let (ca, cb) = (median(&a), median(&b));
             if decide::verdict(true, ca, cb, diff) {
                 winner = contender.clone();
             }
-            note = format!(
+            note =
+                format!(
                 "confirm {contender} {ca:.2} vs compiled {cb:.2} µs, output diff {diff:.1e} → {}",
                 if winner.is_empty() { "keep compiled" } else { "switch" }
             );
@@ -174,37 +179,19 @@ fn calibrate_t2_key(
                 width,
                 schedule: s.clone(),
                 us: *us,
-                note: if *s == contender { note.clone() } else { String::new() },
+                note: if *s == contender {
+                    note.clone()
+                } else {
+                    String::new()
+                },
             });
         }
-        previous = Some(if winner.is_empty() { compiled.schedule.to_string() } else { winner.clone() });
+        previous = Some(if winner.is_empty() {
+            compiled.schedule.to_string()
+        } else {
+            winner.clone()
+        });
         winners.push((width, winner));
     }
     Ok(decide::merge_bands(&winners))
-}
-
-/// ‖y_candidate − y_compiled‖ / ‖y_compiled‖ on the same input.
-#[allow(clippy::too_many_arguments)]
-fn output_difference(
-    gpu: &Gpu,
-    w: &t2::DeviceWeights,
-    x: &cudarc::driver::CudaSlice<bf16>,
-    t: usize,
-    act: &mut t2::Activations,
-    y: &mut cudarc::driver::CudaSlice<bf16>,
-    compiled: &'static Variant,
-    candidate: &'static Variant,
-) -> anyhow::Result<f64> {
-    let n = w.shape.n;
-    t2::forward(gpu, w, x, t, act, y, &|_| compiled)?;
-    let base = gpu.stream.clone_dtoh(&y.slice(..t * n))?;
-    t2::forward(gpu, w, x, t, act, y, &|_| candidate)?;
-    let other = gpu.stream.clone_dtoh(&y.slice(..t * n))?;
-    let (mut d2, mut b2) = (0.0f64, 0.0f64);
-    for (a, b) in other.iter().zip(&base) {
-        let (a, b) = (a.to_f64(), b.to_f64());
-        d2 += (a - b) * (a - b);
-        b2 += b * b;
-    }
-    Ok(if b2 > 0.0 { (d2 / b2).sqrt() } else if d2 > 0.0 { f64::INFINITY } else { 0.0 })
 }

@@ -24,9 +24,13 @@ pub fn to_entry(outcome: &measure::Outcome, gpu: &Gpu) -> Entry {
         date: crate::build_info::utc_now_rfc3339(),
     });
     for (key, bands) in &outcome.routes {
-        entry
-            .routes
-            .insert(key.clone(), bands.iter().map(|(w, s)| Band::new(*w, s.clone())).collect());
+        entry.routes.insert(
+            key.clone(),
+            bands
+                .iter()
+                .map(|(w, s)| Band::new(*w, s.clone()))
+                .collect(),
+        );
     }
     entry
 }

@@ -43,11 +43,18 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         &|m| eprintln!("{m}"),
     )?;
     eprintln!("{}", crate::engine::describe(&engine));
-    let opts = BenchOptions { only: args.only.clone(), widths: args.widths.clone(), samples: args.samples };
-    let report = bench::run(&engine.gpu, &|key, w| engine.variant(key, w), &opts, &|m| eprintln!("  {m}"))?;
+    let opts = BenchOptions {
+        only: args.only.clone(),
+        widths: args.widths.clone(),
+        samples: args.samples,
+    };
+    let report = bench::run(&engine.gpu, &|key, w| engine.variant(key, w), &opts, &|m| {
+        eprintln!("  {m}")
+    })?;
     let json = serde_json::to_string_pretty(&report)?;
     if let Some(path) = &args.out {
-        std::fs::write(path, &json).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        std::fs::write(path, &json)
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
     }
     if args.json {
         println!("{json}");

@@ -63,9 +63,15 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
             skip.push(flag);
         }
     }
-    let sel = measure::Selection { only: args.only.clone(), skip };
+    let sel = measure::Selection {
+        only: args.only.clone(),
+        skip,
+    };
     let keys = measure::selected_keys(&sel);
-    anyhow::ensure!(!keys.is_empty(), "nothing to calibrate: no route key matches the selection");
+    anyhow::ensure!(
+        !keys.is_empty(),
+        "nothing to calibrate: no route key matches the selection"
+    );
     let steps: u64 = keys.iter().map(|(f, _)| f.widths.len() as u64).sum();
     let bar = ProgressBar::new(steps).with_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
@@ -84,13 +90,20 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
     })?;
     bar.finish_and_clear();
     if args.detail {
-        eprintln!("{:<24} {:>4}  {:<16} {:>9}  note", "key", "T", "candidate", "µs");
+        eprintln!(
+            "{:<24} {:>4}  {:<16} {:>9}  note",
+            "key", "T", "candidate", "µs"
+        );
         for d in &outcome.detail {
-            eprintln!("{:<24} {:>4}  {:<16} {:>9.2}  {}", d.key, d.width, d.schedule, d.us, d.note);
+            eprintln!(
+                "{:<24} {:>4}  {:<16} {:>9.2}  {}",
+                d.key, d.width, d.schedule, d.us, d.note
+            );
         }
     }
     let entry = calibrate::to_entry(&outcome, &gpu);
-    let stored = store::upsert(&path, &entry).map_err(|e| anyhow::anyhow!("storing in {}: {e}", path.display()))?;
+    let stored = store::upsert(&path, &entry)
+        .map_err(|e| anyhow::anyhow!("storing in {}: {e}", path.display()))?;
     eprintln!(
         "{} keys measured, {} routed off the compiled route, {:.1} s; stored in {} ({:?})",
         outcome.routes.len(),
@@ -107,7 +120,10 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         let mine = file
             .devices
             .iter()
-            .find(|e| e.hardware_class == entry.hardware_class && e.multiprocessors == entry.multiprocessors)
+            .find(|e| {
+                e.hardware_class == entry.hardware_class
+                    && e.multiprocessors == entry.multiprocessors
+            })
             .cloned()
             .unwrap_or(entry);
         let mut only_mine = format::ProfileFile::default();

@@ -26,12 +26,15 @@ pub struct CheckArgs {
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let gpu = Gpu::open(args.device)?;
-    let seed = args.seed.unwrap_or_else(crate::ops::t2_i8_small::synthetic::fresh_seed);
+    let seed = args.seed.unwrap_or_else(crate::ops::routed::fresh_seed);
     eprintln!(
         "checking every variant on {} (device {}), seed {seed}",
         gpu.info.identity.name, args.device
     );
-    let opts = CheckOptions { only: args.only.clone(), seed: Some(seed) };
+    let opts = CheckOptions {
+        only: args.only.clone(),
+        seed: Some(seed),
+    };
     let rows = check::run(&gpu, &opts, &|what| eprintln!("  {what}"))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
@@ -39,12 +42,17 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         check::print_table(&rows, args.every_width);
     }
     let failed = rows.iter().filter(|r| !r.pass).count();
-    let variants: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.variant.as_str()).collect();
+    let variants: std::collections::BTreeSet<&str> =
+        rows.iter().map(|r| r.variant.as_str()).collect();
     println!(
         "{} checks of {} variants: {} passed, {failed} failed (seed {seed})",
         rows.len(),
         variants.len(),
         rows.len() - failed
     );
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -1,4 +1,6 @@
-//! Operations: host packing, CPU references and GPU launchers of the kernel families.
+//! Operations: host packing, CPU references and GPU launchers of the kernel families,
+//! and the `routed` interface check, bench and calibration drive them through.
 
 pub mod quant;
+pub mod routed;
 pub mod t2_i8_small;

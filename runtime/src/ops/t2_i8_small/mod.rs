@@ -4,6 +4,7 @@
 
 pub mod emulate;
 pub mod launch;
+pub mod op;
 pub mod pack;
 pub mod reference;
 pub mod synthetic;

@@ -51,11 +51,3 @@ pub fn random_activations(t: usize, k: usize, seed: u64) -> Vec<bf16> {
         })
         .collect()
 }
-
-/// A seed for "fresh" inputs: the clock, printed by callers so a failure can be replayed.
-pub fn fresh_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0x9e3779b97f4a7c15)
-}

@@ -1,0 +1,108 @@
+//! What check, bench and calibration need from a routed operation family: synthetic
+//! inputs of a route key's shape on the GPU, the op through the dispatch inference uses,
+//! and checks of single variants against the CPU reference. One implementation per
+//! family (`ops::<family>::op`); `implemented()` lists them.
+
+use crate::catalog::{Family, Variant};
+use crate::gpu::Gpu;
+
+/// Maps a launch width to the variant serving it.
+pub type Choose<'a> = &'a dyn Fn(u32) -> &'static Variant;
+
+pub trait RoutedOp: Sync {
+    /// The catalog family whose variants this op launches.
+    fn family(&self) -> &'static Family;
+    /// Widest single launch; `forward` splits wider inputs.
+    fn max_launch_width(&self) -> usize;
+    /// Bytes of one copy of the weights of `shape` (to size rotations past L2).
+    fn weight_bytes(&self, shape: &str) -> anyhow::Result<usize>;
+    /// Synthetic weights of `shape` (`copies` copies, so timing can rotate them past
+    /// L2) and inputs for `tokens` tokens, on the GPU.
+    fn prepare(
+        &self,
+        gpu: &Gpu,
+        shape: &str,
+        seed: u64,
+        copies: usize,
+        tokens: usize,
+    ) -> anyhow::Result<Box<dyn Prepared>>;
+}
+
+/// A helper kernel's check row (e.g. activation quantization against its CPU rule).
+pub struct HelperCheck {
+    pub variant: String,
+    pub error: f64,
+    pub pass: bool,
+    pub note: String,
+}
+
+pub trait Prepared {
+    /// Bytes one call at width `t` must move at least (weights, inputs, outputs).
+    fn bytes(&self, t: usize) -> usize;
+    /// The whole op for tokens `0..t` on weight copy `copy`.
+    fn forward(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()>;
+    /// Only the routed launches of `forward` (its helper kernels already ran).
+    fn routed_only(
+        &mut self,
+        gpu: &Gpu,
+        copy: usize,
+        t: usize,
+        choose: Choose,
+    ) -> anyhow::Result<()>;
+    /// Output rows `0..t`, for comparing two routes.
+    fn output(&self, gpu: &Gpu, t: usize) -> anyhow::Result<Vec<f64>>;
+    /// Computes the CPU reference of every prepared token (weights of copy 0) and runs
+    /// the helper kernels for all of them, checking those against their CPU rules.
+    fn prepare_check(&mut self, gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>>;
+    /// Poisons the output, launches `variant` once for tokens `0..width`, and compares
+    /// with the reference: (max relative error, what is wrong if anything).
+    fn check_variant(
+        &mut self,
+        gpu: &Gpu,
+        variant: &'static Variant,
+        width: usize,
+    ) -> anyhow::Result<(f64, Option<String>)>;
+    /// The same for the whole op at width `t` (split launches) through `choose`.
+    fn check_forward(
+        &mut self,
+        gpu: &Gpu,
+        t: usize,
+        choose: Choose,
+    ) -> anyhow::Result<(f64, Option<String>)>;
+}
+
+/// Every family with a GPU implementation, in catalog order.
+pub fn implemented() -> Vec<&'static dyn RoutedOp> {
+    vec![&super::t2_i8_small::op::T2I8Small]
+}
+
+/// The implementation of a catalog family, if it has one.
+pub fn for_family(name: &str) -> Option<&'static dyn RoutedOp> {
+    implemented()
+        .into_iter()
+        .find(|op| op.family().name == name)
+}
+
+/// `‖a − b‖ / ‖b‖`.
+pub fn relative_difference(a: &[f64], b: &[f64]) -> f64 {
+    let (mut d2, mut b2) = (0.0f64, 0.0f64);
+    for (x, y) in a.iter().zip(b) {
+        d2 += (x - y) * (x - y);
+        b2 += y * y;
+    }
+    if b2 > 0.0 {
+        (d2 / b2).sqrt()
+    } else if d2 > 0.0 {
+        f64::INFINITY
+    } else {
+        0.0
+    }
+}
+
+/// A seed for "fresh" inputs: the clock, printed by callers so a failure can be replayed.
+pub fn fresh_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0x9e3779b97f4a7c15)
+}
