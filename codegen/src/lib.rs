@@ -225,7 +225,10 @@ pub fn build_script_main() {
     println!("cargo:rerun-if-env-changed=NINFER_PTX_CACHE");
     let result = Config::for_build_script(&manifest, &out).and_then(|cfg| generate(&cfg));
     // Provenance for profile entries written by this build (calibration block).
-    println!("cargo:rerun-if-changed={}", workspace.join(".git/logs/HEAD").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        workspace.join(".git/logs/HEAD").display()
+    );
     let describe = std::process::Command::new("git")
         .args(["describe", "--always", "--dirty", "--abbrev=7"])
         .current_dir(&workspace)
@@ -237,7 +240,10 @@ pub fn build_script_main() {
     println!("cargo:rustc-env=NINFER_GIT_DESCRIBE={describe}");
     match result {
         Ok(report) => {
-            println!("cargo:rustc-env=NINFER_NVRTC_VERSION={}", report.nvrtc_version);
+            println!(
+                "cargo:rustc-env=NINFER_NVRTC_VERSION={}",
+                report.nvrtc_version
+            );
             let compiled = report.compiled();
             if !compiled.is_empty() {
                 let shown: Vec<&str> = compiled.iter().take(12).copied().collect();

@@ -11,7 +11,15 @@ use ninfer_runtime::gpu::Gpu;
 #[ignore = "needs a CUDA GPU"]
 fn every_variant_matches_the_cpu_reference_at_every_width() {
     let gpu = Gpu::open(0).expect("a CUDA GPU");
-    let rows = check::run(&gpu, &CheckOptions { only: None, seed: None }, &|_| {}).unwrap();
+    let rows = check::run(
+        &gpu,
+        &CheckOptions {
+            only: None,
+            seed: None,
+        },
+        &|_| {},
+    )
+    .unwrap();
     let failed: Vec<_> = rows.iter().filter(|r| !r.pass).collect();
     assert!(!rows.is_empty());
     assert!(failed.is_empty(), "{failed:#?}");
@@ -21,7 +29,10 @@ fn every_variant_matches_the_cpu_reference_at_every_width() {
 #[ignore = "needs a CUDA GPU"]
 fn calibration_measures_every_ternary_key_and_names_only_candidates() {
     let gpu = Gpu::open(0).expect("a CUDA GPU");
-    let sel = Selection { only: Some("t2_i8_small/5120x6144".into()), skip: vec![] };
+    let sel = Selection {
+        only: Some("t2_i8_small/5120x6144".into()),
+        skip: vec![],
+    };
     let outcome = measure::run(&gpu, &sel, &|_| {}).unwrap();
     let bands = &outcome.routes["t2_i8_small/5120x6144"];
     let view = ninfer_runtime::catalog::CatalogView::built_in();

@@ -13,7 +13,10 @@ fn one_line_failure(bin: &str, args: &[&str]) {
     let err = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 1, "expected one line, got: {err}");
-    assert!(lines[0].starts_with("error: ") && lines[0].contains("GPU"), "{err}");
+    assert!(
+        lines[0].starts_with("error: ") && lines[0].contains("GPU"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }
 
@@ -24,18 +27,35 @@ fn check_calibrate_and_bench_explain_a_missing_gpu_in_one_line() {
         return;
     }
     one_line_failure(env!("CARGO_BIN_EXE_ninfer"), &["check"]);
-    one_line_failure(env!("CARGO_BIN_EXE_ninfer"), &["bench", "--device-profile", "off"]);
+    one_line_failure(
+        env!("CARGO_BIN_EXE_ninfer"),
+        &["bench", "--device-profile", "off"],
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("p.json");
-    one_line_failure(env!("CARGO_BIN_EXE_ninfer-calibrate"), &["--out", out.to_str().unwrap()]);
-    assert!(!out.exists(), "nothing may be written without a measurement");
+    one_line_failure(
+        env!("CARGO_BIN_EXE_ninfer-calibrate"),
+        &["--out", out.to_str().unwrap()],
+    );
+    assert!(
+        !out.exists(),
+        "nothing may be written without a measurement"
+    );
 }
 
 #[test]
 fn routes_for_a_named_device_need_no_gpu() {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_ninfer"))
-        .args(["routes", "--gpu-name", "NVIDIA H200", "--compute-capability", "9.0", "--sms", "132"])
+        .args([
+            "routes",
+            "--gpu-name",
+            "NVIDIA H200",
+            "--compute-capability",
+            "9.0",
+            "--sms",
+            "132",
+        ])
         .env("NINFER_DEVICE_PROFILES", dir.path().join("none.json"))
         .output()
         .unwrap();
