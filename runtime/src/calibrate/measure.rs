@@ -159,8 +159,10 @@ fn calibrate_key(
                 b.push(timer.sample_graph(gpu, &graphs[bi])? / launches as f64);
             }
             // Outputs on the same input.
+            inst.reset_output(gpu)?;
             inst.forward(gpu, 0, t, &|_| compiled)?;
             let base = inst.output(gpu, t)?;
+            inst.reset_output(gpu)?;
             inst.forward(gpu, 0, t, &|_| candidates[ci])?;
             let diff = routed::relative_difference(&inst.output(gpu, t)?, &base);
             let (ca, cb) = (median(&a), median(&b));

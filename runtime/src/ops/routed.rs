@@ -49,6 +49,9 @@ pub trait Prepared {
         t: usize,
         choose: Choose,
     ) -> anyhow::Result<()>;
+    /// Puts the output back in its prepared state (ops that add into their output, such
+    /// as residual adds, need this before outputs of two routes can be compared).
+    fn reset_output(&mut self, gpu: &Gpu) -> anyhow::Result<()>;
     /// Output rows `0..t`, for comparing two routes.
     fn output(&self, gpu: &Gpu, t: usize) -> anyhow::Result<Vec<f64>>;
     /// Computes the CPU reference of every prepared token (weights of copy 0) and runs

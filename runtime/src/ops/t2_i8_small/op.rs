@@ -122,6 +122,10 @@ impl Prepared for T2Prepared {
         Ok(())
     }
 
+    fn reset_output(&mut self, _gpu: &Gpu) -> anyhow::Result<()> {
+        Ok(()) // y is overwritten by every call
+    }
+
     fn output(&self, gpu: &Gpu, t: usize) -> anyhow::Result<Vec<f64>> {
         let y = gpu.stream.clone_dtoh(&self.y.slice(..t * self.shape.n))?;
         Ok(y.iter().map(|v| v.to_f64()).collect())
