@@ -2,9 +2,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// ninfer: generated CUDA kernel variants, routed per device.
+/// Generated CUDA kernel variants, routed per GPU: catalog, route tables, profiles,
+/// correctness checks and benchmarks.
 #[derive(Parser)]
-#[command(name = "ninfer", version, about, long_about = None)]
+#[command(name = "ninfer", version)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
