@@ -42,6 +42,31 @@ __device__ __forceinline__ unsigned short ninfer_ld_u16(const void* p)
     return r;
 }
 
+// cp.async (sm_80+): 16 bytes global -> shared, L2 only (no L1 allocation).
+__device__ __forceinline__ void ninfer_cp_async16(void* smem, const void* gmem)
+{
+    const unsigned int s = (unsigned int)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+}
+
+// cp.async of 4 bytes (.ca: the only cache mode for sizes below 16).
+__device__ __forceinline__ void ninfer_cp_async4(void* smem, const void* gmem)
+{
+    const unsigned int s = (unsigned int)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(gmem) : "memory");
+}
+
+__device__ __forceinline__ void ninfer_cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+// Waits until at most N committed groups of this thread are pending.
+template <int N> __device__ __forceinline__ void ninfer_cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
 // PRMT with both sources equal to 0xFF000100: selector nibble 0 -> 0x00, 1 -> 0x01,
 // 3 -> 0xFF (2 -> 0x00, never produced); nibble bit 2 is don't-care, bit 3 must be 0.
 __device__ __forceinline__ unsigned int ninfer_prmt_ternary(unsigned int sel)

@@ -1,7 +1,8 @@
 //! A CPU emulation of the `t2_i8_small` kernel, lane by lane: the same loads (the same
 //! bytes of the packed weights and of the activations each lane reads), the same PRMT
 //! decode, the m16n8k32 MMA through the PTX ISA's fragment layouts, the same fp32
-//! rescaling, K split over warps and cross-warp reduction, BF16 rounding. It proves,
+//! rescaling, K split over warps and cross-warp reduction, K split over CTAs
+//! (`k_split`) and the last CTA's sum of the partials in split order, BF16 rounding. It proves,
 //! without a GPU, that `pack.rs`, the kernel's decode and its activation mapping agree
 //! with the format's definition (`reference.rs`).
 
@@ -17,6 +18,8 @@ pub struct Schedule {
     pub column_tiles: usize,
     pub stages: usize,
     pub words: usize,
+    /// CTAs splitting K per row tile: CTA `s` takes groups `s*G/k_split .. (s+1)*G/k_split`.
+    pub k_split: usize,
 }
 
 impl Schedule {
@@ -148,121 +151,142 @@ pub fn emulate(
     let (tpw, ct) = (s.tiles_per_warp, s.column_tiles);
     let mut y32 = vec![0.0f32; t * n];
 
+    let rows = s.rows_per_cta();
+    let cols = s.max_width();
+    assert!(s.k_split >= 1 && s.k_split <= groups);
     for cta in 0..n / s.rows_per_cta() {
         let tile0 = cta * tpw;
-        // red[warp][col][row]
-        let rows = s.rows_per_cta();
-        let cols = s.max_width();
-        let mut red = vec![0.0f32; s.k_warps * cols * rows];
-        for warp in 0..s.k_warps {
-            // acc[tile][ctile][lane][4]
-            let mut acc = vec![[[0.0f32; 4]; 32]; tpw * ct];
-            let mut i = 0;
-            loop {
-                let base = (i * s.k_warps + warp) * s.words;
-                if base >= groups {
-                    break;
-                }
-                for j in 0..s.words {
-                    let grp = base + j;
-                    if grp >= groups {
-                        continue;
+        // part[split][col][row]: each K-split CTA's cross-warp sums.
+        let mut part = vec![0.0f32; s.k_split * cols * rows];
+        for split in 0..s.k_split {
+            let gb = split * groups / s.k_split;
+            let gl = (split + 1) * groups / s.k_split - gb;
+            // red[warp][col][row]
+            let mut red = vec![0.0f32; s.k_warps * cols * rows];
+            for warp in 0..s.k_warps {
+                // acc[tile][ctile][lane][4]
+                let mut acc = vec![[[0.0f32; 4]; 32]; tpw * ct];
+                let mut i = 0;
+                loop {
+                    let base = (i * s.k_warps + warp) * s.words;
+                    if base >= gl {
+                        break;
                     }
-                    // Activations, per lane: xa[c][h] (16 bytes), xs0[c], xs1[c].
-                    let mut xa = vec![[[0u8; 16]; 2]; ct * 32];
-                    let mut xs0 = vec![0u32; ct * 32];
-                    let mut xs1 = vec![0u32; ct * 32];
-                    for c in 0..ct {
-                        if c * 8 >= t {
+                    for j in 0..s.words {
+                        if base + j >= gl {
                             continue;
                         }
-                        for lane in 0..32 {
-                            let (g, q) = (lane / 4, lane % 4);
-                            let tb = c * 8 + g;
-                            if tb < t {
-                                for h in 0..2 {
-                                    let off = tb * k + grp * 128 + h * 64 + q * 16;
-                                    for (dst, &v) in
-                                        xa[c * 32 + lane][h].iter_mut().zip(&xq[off..off + 16])
-                                    {
-                                        *dst = v as u8;
-                                    }
-                                }
-                            }
-                            let tc = c * 8 + 2 * q;
-                            if tc < t {
-                                xs0[c * 32 + lane] = xs_pair(tc * chunks + 2 * grp);
-                            }
-                            if tc + 1 < t {
-                                xs1[c * 32 + lane] = xs_pair((tc + 1) * chunks + 2 * grp);
-                            }
-                        }
-                    }
-                    for r in 0..tpw {
-                        let blk = ((tile0 + r) * groups + grp) * BLOCK_BYTES;
-                        let sblk = ((tile0 + r) * groups + grp) * TILE_ROWS;
-                        // a[step][lane][reg], scales per lane
-                        let mut a = [[[0u32; 4]; 32]; 4];
-                        let mut wg = [0.0f32; 32];
-                        let mut wg8 = [0.0f32; 32];
-                        for lane in 0..32 {
-                            let bytes = &p.codes[blk + 16 * lane..blk + 16 * lane + 16];
-                            for (step, a_step) in a.iter_mut().enumerate() {
-                                a_step[lane] = decode_word(le_u32(&bytes[4 * step..]));
-                            }
-                            let g = lane / 4;
-                            wg[lane] = p.scales[sblk + g].to_f32();
-                            wg8[lane] = p.scales[sblk + g + 8].to_f32();
-                        }
+                        let grp = gb + base + j;
+                        // Activations, per lane: xa[c][h] (16 bytes), xs0[c], xs1[c].
+                        let mut xa = vec![[[0u8; 16]; 2]; ct * 32];
+                        let mut xs0 = vec![0u32; ct * 32];
+                        let mut xs1 = vec![0u32; ct * 32];
                         for c in 0..ct {
                             if c * 8 >= t {
                                 continue;
                             }
-                            for h in 0..2 {
-                                let mut b0 = [[0u32; 2]; 32];
-                                let mut b1 = [[0u32; 2]; 32];
-                                for lane in 0..32 {
-                                    let v = &xa[c * 32 + lane][h];
-                                    b0[lane] = [le_u32(&v[0..]), le_u32(&v[4..])];
-                                    b1[lane] = [le_u32(&v[8..]), le_u32(&v[12..])];
+                            for lane in 0..32 {
+                                let (g, q) = (lane / 4, lane % 4);
+                                let tb = c * 8 + g;
+                                if tb < t {
+                                    for h in 0..2 {
+                                        let off = tb * k + grp * 128 + h * 64 + q * 16;
+                                        for (dst, &v) in
+                                            xa[c * 32 + lane][h].iter_mut().zip(&xq[off..off + 16])
+                                        {
+                                            *dst = v as u8;
+                                        }
+                                    }
                                 }
-                                let d = mma_m16n8k32(&a[2 * h], &b0, &[[0; 4]; 32]);
-                                let d = mma_m16n8k32(&a[2 * h + 1], &b1, &d);
-                                for lane in 0..32 {
-                                    let (s0, s1) = (xs0[c * 32 + lane], xs1[c * 32 + lane]);
-                                    let x0 = if h == 1 { half_hi(s0) } else { half_lo(s0) };
-                                    let x1 = if h == 1 { half_hi(s1) } else { half_lo(s1) };
-                                    let e = &mut acc[r * ct + c][lane];
-                                    e[0] = (d[lane][0] as f32).mul_add(wg[lane] * x0, e[0]);
-                                    e[1] = (d[lane][1] as f32).mul_add(wg[lane] * x1, e[1]);
-                                    e[2] = (d[lane][2] as f32).mul_add(wg8[lane] * x0, e[2]);
-                                    e[3] = (d[lane][3] as f32).mul_add(wg8[lane] * x1, e[3]);
+                                let tc = c * 8 + 2 * q;
+                                if tc < t {
+                                    xs0[c * 32 + lane] = xs_pair(tc * chunks + 2 * grp);
+                                }
+                                if tc + 1 < t {
+                                    xs1[c * 32 + lane] = xs_pair((tc + 1) * chunks + 2 * grp);
+                                }
+                            }
+                        }
+                        for r in 0..tpw {
+                            let blk = ((tile0 + r) * groups + grp) * BLOCK_BYTES;
+                            let sblk = ((tile0 + r) * groups + grp) * TILE_ROWS;
+                            // a[step][lane][reg], scales per lane
+                            let mut a = [[[0u32; 4]; 32]; 4];
+                            let mut wg = [0.0f32; 32];
+                            let mut wg8 = [0.0f32; 32];
+                            for lane in 0..32 {
+                                let bytes = &p.codes[blk + 16 * lane..blk + 16 * lane + 16];
+                                for (step, a_step) in a.iter_mut().enumerate() {
+                                    a_step[lane] = decode_word(le_u32(&bytes[4 * step..]));
+                                }
+                                let g = lane / 4;
+                                wg[lane] = p.scales[sblk + g].to_f32();
+                                wg8[lane] = p.scales[sblk + g + 8].to_f32();
+                            }
+                            for c in 0..ct {
+                                if c * 8 >= t {
+                                    continue;
+                                }
+                                for h in 0..2 {
+                                    let mut b0 = [[0u32; 2]; 32];
+                                    let mut b1 = [[0u32; 2]; 32];
+                                    for lane in 0..32 {
+                                        let v = &xa[c * 32 + lane][h];
+                                        b0[lane] = [le_u32(&v[0..]), le_u32(&v[4..])];
+                                        b1[lane] = [le_u32(&v[8..]), le_u32(&v[12..])];
+                                    }
+                                    let d = mma_m16n8k32(&a[2 * h], &b0, &[[0; 4]; 32]);
+                                    let d = mma_m16n8k32(&a[2 * h + 1], &b1, &d);
+                                    for lane in 0..32 {
+                                        let (s0, s1) = (xs0[c * 32 + lane], xs1[c * 32 + lane]);
+                                        let x0 = if h == 1 { half_hi(s0) } else { half_lo(s0) };
+                                        let x1 = if h == 1 { half_hi(s1) } else { half_lo(s1) };
+                                        let e = &mut acc[r * ct + c][lane];
+                                        e[0] = (d[lane][0] as f32).mul_add(wg[lane] * x0, e[0]);
+                                        e[1] = (d[lane][1] as f32).mul_add(wg[lane] * x1, e[1]);
+                                        e[2] = (d[lane][2] as f32).mul_add(wg8[lane] * x0, e[2]);
+                                        e[3] = (d[lane][3] as f32).mul_add(wg8[lane] * x1, e[3]);
+                                    }
                                 }
                             }
                         }
                     }
+                    i += 1;
                 }
-                i += 1;
-            }
-            for r in 0..tpw {
-                for c in 0..ct {
-                    for lane in 0..32 {
-                        for e in 0..4 {
-                            let (row, col) = c_coord(lane, e);
-                            red[(warp * cols + c * 8 + col) * rows + r * 16 + row] =
-                                acc[r * ct + c][lane][e];
+                for r in 0..tpw {
+                    for c in 0..ct {
+                        for lane in 0..32 {
+                            for e in 0..4 {
+                                let (row, col) = c_coord(lane, e);
+                                red[(warp * cols + c * 8 + col) * rows + r * 16 + row] =
+                                    acc[r * ct + c][lane][e];
+                            }
                         }
                     }
                 }
             }
+            for col in 0..t.min(cols) {
+                for row in 0..rows {
+                    let mut sum = 0.0f32;
+                    for warp in 0..s.k_warps {
+                        sum += red[(warp * cols + col) * rows + row];
+                    }
+                    part[(split * cols + col) * rows + row] = sum;
+                }
+            }
         }
+        // k_split = 1 stores the CTA's sum; else the last CTA adds the partials in order.
         for col in 0..t.min(cols) {
             for row in 0..rows {
-                let mut sum = 0.0f32;
-                for warp in 0..s.k_warps {
-                    sum += red[(warp * cols + col) * rows + row];
-                }
-                y32[col * n + cta * rows + row] = sum;
+                y32[col * n + cta * rows + row] = if s.k_split == 1 {
+                    part[col * rows + row]
+                } else {
+                    let mut sum = 0.0f32;
+                    for split in 0..s.k_split {
+                        sum += part[(split * cols + col) * rows + row];
+                    }
+                    sum
+                };
             }
         }
     }
@@ -379,7 +403,9 @@ mod tests {
             column_tiles,
             stages: 2,
             words,
+            k_split: 1,
         };
+        let split = |s: Schedule, k_split| Schedule { k_split, ..s };
         // k = 640: 5 groups, not divisible by k_warps*words (tails); widths with partial tiles.
         case(32, 640, 1, sched(8, 1, 1, 1), 1);
         case(32, 640, 8, sched(4, 1, 1, 2), 2);
@@ -388,5 +414,11 @@ mod tests {
         case(64, 384, 32, sched(4, 2, 4, 1), 5);
         case(32, 128, 27, sched(8, 1, 4, 2), 6);
         case(16, 2176, 3, sched(8, 1, 1, 2), 7);
+        // K split over CTAs: uneven ranges (5 groups over 2, 3, 4 CTAs), one group each.
+        case(32, 640, 1, split(sched(8, 1, 1, 1), 2), 8);
+        case(32, 640, 7, split(sched(4, 1, 1, 1), 3), 9);
+        case(64, 640, 20, split(sched(8, 2, 4, 1), 4), 10);
+        case(32, 640, 16, split(sched(4, 1, 2, 2), 5), 11);
+        case(16, 2176, 32, split(sched(8, 1, 4, 1), 8), 12);
     }
 }

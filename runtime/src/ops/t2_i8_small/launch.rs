@@ -4,7 +4,8 @@
 //! how a width is mapped to a variant (`choose`).
 
 use anyhow::{bail, ensure, Context as _};
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::sys::CUfunction_attribute_enum;
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use half::{bf16, f16};
 
 use super::pack::PackedTernary;
@@ -15,6 +16,10 @@ use crate::gpu::Gpu;
 pub const ACT_GROUP: usize = 64;
 /// Widest launch any t2_i8_small variant serves; wider inputs are split.
 pub const MAX_LAUNCH_WIDTH: usize = 32;
+/// Largest `k_split` (CTAs splitting K per row tile) the workspace of `DeviceWeights` serves.
+pub const MAX_K_SPLIT: usize = 8;
+/// Smallest row tile of any variant: one arrival counter per 16 rows.
+const MIN_ROWS_PER_CTA: usize = 16;
 
 /// `<N out>x<K in>` of a route key's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,11 +45,16 @@ impl Shape {
     }
 }
 
-/// Packed ternary weights resident on the GPU.
+/// Packed ternary weights resident on the GPU, with the scratch of the K-split variants:
+/// fp32 partials (`n * MAX_LAUNCH_WIDTH * MAX_K_SPLIT`) and one arrival counter per
+/// 16-row tile. The kernels leave the counters zero; the partials need no clearing.
+/// Launches that use one `DeviceWeights` must be ordered (one stream).
 pub struct DeviceWeights {
     pub shape: Shape,
     pub codes: CudaSlice<u8>,
     pub scales: CudaSlice<f16>,
+    pub workspace: CudaSlice<f32>,
+    pub counters: CudaSlice<u32>,
 }
 
 pub fn upload(gpu: &Gpu, packed: &PackedTernary, shape: Shape) -> anyhow::Result<DeviceWeights> {
@@ -52,6 +62,10 @@ pub fn upload(gpu: &Gpu, packed: &PackedTernary, shape: Shape) -> anyhow::Result
         shape,
         codes: gpu.stream.clone_htod(&packed.codes)?,
         scales: gpu.stream.clone_htod(&packed.scales)?,
+        workspace: gpu
+            .stream
+            .alloc_zeros(shape.n * MAX_LAUNCH_WIDTH * MAX_K_SPLIT)?,
+        counters: gpu.stream.alloc_zeros(shape.n.div_ceil(MIN_ROWS_PER_CTA))?,
     })
 }
 
@@ -145,17 +159,32 @@ pub fn project(
         .launch
         .extra("rows_per_cta")
         .context("launch value rows_per_cta")? as usize;
-    if n % rows_per_cta != 0 || k % 128 != 0 {
+    let k_split = variant.launch.extra("k_split").unwrap_or(1) as usize;
+    if n % rows_per_cta != 0 || k % 128 != 0 || rows_per_cta < MIN_ROWS_PER_CTA {
         bail!(
             "{} needs N a multiple of {rows_per_cta} and K of 128; shape is {n}x{k}",
             variant.name
         );
     }
+    ensure!(
+        (1..=MAX_K_SPLIT).contains(&k_split) && k_split <= k / 128,
+        "{}: k_split {k_split} outside 1..={MAX_K_SPLIT} or above K/128",
+        variant.name
+    );
+    ensure!(
+        w.workspace.len() >= n * variant.launch.max_width as usize * k_split
+            && w.counters.len() >= n / rows_per_cta,
+        "K-split workspace too small"
+    );
     let f = gpu.function(variant)?;
+    let shared = variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width);
+    if shared > 0 {
+        allow_dynamic_shared(f, variant, shared)?;
+    }
     let cfg = LaunchConfig {
-        grid_dim: ((n / rows_per_cta) as u32, 1, 1),
+        grid_dim: ((n / rows_per_cta) as u32, k_split as u32, 1),
         block_dim: (variant.launch.threads, 1, 1),
-        shared_mem_bytes: variant.launch.shared_bytes,
+        shared_mem_bytes: shared,
     };
     let xq = act.xq.slice(first * k..);
     let xs = act.xs.slice(first * (k / ACT_GROUP)..);
@@ -169,8 +198,47 @@ pub fn project(
         .arg(&mut y_rows)
         .arg(&n_i)
         .arg(&k_i)
-        .arg(&t_i);
+        .arg(&t_i)
+        // Written by the kernel; ordered by the stream (see `DeviceWeights`).
+        .arg(&w.workspace)
+        .arg(&w.counters);
     unsafe { b.launch(cfg) }.with_context(|| format!("launching {}", variant.name))?;
+    Ok(())
+}
+
+/// Dynamic shared memory of an `act_smem` variant: the activations of its K range
+/// (`ceil(G/k_split)` groups, G = K/128) for `min(width, max_width)` tokens: xq rows of
+/// `128*groups + 64` bytes, then xs rows of `2*groups + 2` FP16 (the kernel's layout).
+pub fn act_smem_bytes(variant: &Variant, k: usize, k_split: usize, width: usize) -> u32 {
+    if variant.launch.extra("act_smem").unwrap_or(0) == 0 {
+        return 0;
+    }
+    let groups = (k / 128).div_ceil(k_split);
+    let rows = width.min(variant.launch.max_width as usize);
+    (rows * (128 * groups + 64 + 2 * (2 * groups + 2))) as u32
+}
+
+/// Dynamic shared memory beyond 48 KiB minus the static (reduction) buffer needs the
+/// function's limit raised first: done for every dynamic size, once per loaded function
+/// and size (the largest asked so far).
+fn allow_dynamic_shared(f: &CudaFunction, variant: &Variant, bytes: u32) -> anyhow::Result<()> {
+    static RAISED: std::sync::Mutex<Vec<(usize, u32)>> = std::sync::Mutex::new(Vec::new());
+    let key = f as *const CudaFunction as usize;
+    let mut raised = RAISED.lock().unwrap_or_else(|e| e.into_inner());
+    if !raised.iter().any(|&(k, b)| k == key && b >= bytes) {
+        f.set_attribute(
+            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+        .with_context(|| {
+            format!(
+                "{}: allowing {bytes} bytes of dynamic shared memory",
+                variant.name
+            )
+        })?;
+        raised.retain(|&(k, _)| k != key);
+        raised.push((key, bytes));
+    }
     Ok(())
 }
 
