@@ -92,60 +92,50 @@ pub fn run(
     let mut timer = Timer::new(gpu)?;
     let read_gbs = read_bandwidth(gpu, &mut timer, opts.samples.max(3))?;
     let mut results = Vec::new();
-    for op in routed::implemented() {
+    for routed::KeyOf { op, shape, key } in routed::implemented_keys(opts.only.as_deref()) {
         let family = op.family();
-        for shape in family.keys {
-            let key = format!("{}/{}", family.name, shape);
-            if opts
-                .only
-                .as_ref()
-                .is_some_and(|p| !key.starts_with(p.as_str()))
-            {
-                continue;
+        let widths: Vec<u32> = opts
+            .widths
+            .clone()
+            .unwrap_or_else(|| family.widths.to_vec());
+        let t_max = *widths.iter().max().unwrap_or(&1) as usize;
+        let copies = weight_copies(gpu.info.l2_bytes, op.weight_bytes(shape)?);
+        let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), copies, t_max)?;
+        // Launches per graph: every copy at least twice, and enough to dwarf event overhead.
+        let launches = (2 * copies).max(40);
+        for &width in &widths {
+            progress(&format!("{key} T={width}"));
+            let t = width as usize;
+            let choose = |w: u32| route(&key, w);
+            let schedule = describe_schedules(t, op.max_launch_width(), &choose);
+            // Warm-up (module loads) outside the graphs.
+            inst.forward(gpu, 0, t, &choose)?;
+            gpu.sync()?;
+            let op_graph = Timer::capture(gpu, || {
+                (0..launches).try_for_each(|i| inst.forward(gpu, i % copies, t, &choose))
+            })?;
+            let routed_graph = Timer::capture(gpu, || {
+                (0..launches).try_for_each(|i| inst.routed_only(gpu, i % copies, t, &choose))
+            })?;
+            let mut whole = Vec::new();
+            let mut kernels = Vec::new();
+            for _ in 0..opts.samples {
+                whole.push(timer.sample_graph(gpu, &op_graph)? / launches as f64);
+                kernels.push(timer.sample_graph(gpu, &routed_graph)? / launches as f64);
             }
-            let widths: Vec<u32> = opts
-                .widths
-                .clone()
-                .unwrap_or_else(|| family.widths.to_vec());
-            let t_max = *widths.iter().max().unwrap_or(&1) as usize;
-            let copies = weight_copies(gpu.info.l2_bytes, op.weight_bytes(shape)?);
-            let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), copies, t_max)?;
-            // Launches per graph: every copy at least twice, and enough to dwarf event overhead.
-            let launches = (2 * copies).max(40);
-            for &width in &widths {
-                progress(&format!("{key} T={width}"));
-                let t = width as usize;
-                let choose = |w: u32| route(&key, w);
-                let schedule = describe_schedules(t, op.max_launch_width(), &choose);
-                // Warm-up (module loads) outside the graphs.
-                inst.forward(gpu, 0, t, &choose)?;
-                gpu.sync()?;
-                let op_graph = Timer::capture(gpu, || {
-                    (0..launches).try_for_each(|i| inst.forward(gpu, i % copies, t, &choose))
-                })?;
-                let routed_graph = Timer::capture(gpu, || {
-                    (0..launches).try_for_each(|i| inst.routed_only(gpu, i % copies, t, &choose))
-                })?;
-                let mut whole = Vec::new();
-                let mut kernels = Vec::new();
-                for _ in 0..opts.samples {
-                    whole.push(timer.sample_graph(gpu, &op_graph)? / launches as f64);
-                    kernels.push(timer.sample_graph(gpu, &routed_graph)? / launches as f64);
-                }
-                let us = median(&whole);
-                let bytes = inst.bytes(t);
-                let gbs = bytes as f64 / us / 1e3;
-                results.push(BenchRow {
-                    key: key.clone(),
-                    width,
-                    schedule,
-                    us,
-                    projection_us: median(&kernels),
-                    bytes,
-                    gbs,
-                    fraction_of_read_bandwidth: gbs / read_gbs,
-                });
-            }
+            let us = median(&whole);
+            let bytes = inst.bytes(t);
+            let gbs = bytes as f64 / us / 1e3;
+            results.push(BenchRow {
+                key: key.clone(),
+                width,
+                schedule,
+                us,
+                projection_us: median(&kernels),
+                bytes,
+                gbs,
+                fraction_of_read_bandwidth: gbs / read_gbs,
+            });
         }
     }
     Ok(BenchReport {

@@ -91,60 +91,50 @@ pub fn run(
 ) -> anyhow::Result<Vec<CheckRow>> {
     let mut rows = Vec::new();
     let seed = opts.seed.unwrap_or_else(crate::ops::routed::fresh_seed);
-    for op in routed::implemented() {
+    for routed::KeyOf { op, shape, key } in routed::implemented_keys(opts.only.as_deref()) {
         let family = op.family();
         let widest = op.max_launch_width();
-        for shape in family.keys {
-            let key = format!("{}/{}", family.name, shape);
-            if opts
-                .only
-                .as_ref()
-                .is_some_and(|p| !key.starts_with(p.as_str()))
-            {
-                continue;
-            }
-            // Twice the widest launch: every single-launch width, plus split launches.
-            let tokens = 2 * widest;
-            progress(&format!("{key}: inputs and CPU reference (seed {seed})"));
-            let mut inst = op.prepare(gpu, shape, seed, 1, tokens)?;
-            for h in inst.prepare_check(gpu)? {
+        // Twice the widest launch: every single-launch width, plus split launches.
+        let tokens = 2 * widest;
+        progress(&format!("{key}: inputs and CPU reference (seed {seed})"));
+        let mut inst = op.prepare(gpu, shape, seed, 1, tokens)?;
+        for h in inst.prepare_check(gpu)? {
+            rows.push(CheckRow {
+                key: key.clone(),
+                variant: h.variant,
+                width: tokens as u32,
+                max_rel_error: h.error,
+                pass: h.pass,
+                note: h.note,
+            });
+        }
+        for &index in family.candidates {
+            let variant: &'static Variant = &VARIANTS[index];
+            progress(&format!("{key}: {}", variant.name));
+            for width in 1..=variant.launch.max_width as usize {
+                let (err, problem) = inst.check_variant(gpu, variant, width)?;
                 rows.push(CheckRow {
                     key: key.clone(),
-                    variant: h.variant,
-                    width: tokens as u32,
-                    max_rel_error: h.error,
-                    pass: h.pass,
-                    note: h.note,
-                });
-            }
-            for &index in family.candidates {
-                let variant: &'static Variant = &VARIANTS[index];
-                progress(&format!("{key}: {}", variant.name));
-                for width in 1..=variant.launch.max_width as usize {
-                    let (err, problem) = inst.check_variant(gpu, variant, width)?;
-                    rows.push(CheckRow {
-                        key: key.clone(),
-                        variant: variant.name.into(),
-                        width: width as u32,
-                        max_rel_error: err,
-                        pass: problem.is_none(),
-                        note: problem.unwrap_or_default(),
-                    });
-                }
-            }
-            // The whole op through the compiled route, with inputs wider than one launch.
-            for width in [widest + 1, widest + 8, tokens] {
-                let choose = |w: u32| compiled_variant(family, w);
-                let (err, problem) = inst.check_forward(gpu, width, &choose)?;
-                rows.push(CheckRow {
-                    key: key.clone(),
-                    variant: "forward (compiled route, split launches)".into(),
+                    variant: variant.name.into(),
                     width: width as u32,
                     max_rel_error: err,
                     pass: problem.is_none(),
                     note: problem.unwrap_or_default(),
                 });
             }
+        }
+        // The whole op through the compiled route, with inputs wider than one launch.
+        for width in [widest + 1, widest + 8, tokens] {
+            let choose = |w: u32| compiled_variant(family, w);
+            let (err, problem) = inst.check_forward(gpu, width, &choose)?;
+            rows.push(CheckRow {
+                key: key.clone(),
+                variant: "forward (compiled route, split launches)".into(),
+                width: width as u32,
+                max_rel_error: err,
+                pass: problem.is_none(),
+                note: problem.unwrap_or_default(),
+            });
         }
     }
     Ok(rows)

@@ -79,6 +79,32 @@ pub fn implemented() -> Vec<&'static dyn RoutedOp> {
     vec![&super::t2_i8_small::op::T2I8Small]
 }
 
+/// One route key of an implemented family.
+pub struct KeyOf {
+    pub op: &'static dyn RoutedOp,
+    /// The key instance (`5120x17408`).
+    pub shape: &'static str,
+    /// `family/shape`.
+    pub key: String,
+}
+
+/// Every route key of the implemented families, optionally only those starting with
+/// `prefix`, in catalog order.
+pub fn implemented_keys(prefix: Option<&str>) -> Vec<KeyOf> {
+    implemented()
+        .into_iter()
+        .flat_map(|op| {
+            let family = op.family();
+            family.keys.iter().map(move |shape| KeyOf {
+                op,
+                shape,
+                key: format!("{}/{}", family.name, shape),
+            })
+        })
+        .filter(|k| prefix.is_none_or(|p| k.key.starts_with(p)))
+        .collect()
+}
+
 /// The implementation of a catalog family, if it has one.
 pub fn for_family(name: &str) -> Option<&'static dyn RoutedOp> {
     implemented()
