@@ -3,7 +3,7 @@
 //!
 //! Codes: signed 4-bit `code` in [−8, 7], stored offset-binary as the nibble `u = code + 8`.
 //! The codes of 16-row tile `r` and 64-wide K group `g` form one 512-byte block at byte
-//! offset `(r * (k/64) + g) * 512`. Lane `L` (`gq = L/4`, `q = L%4`) reads the 16 bytes at
+//! offset `(g * (n/16) + r) * 512` (group-major: the blocks of one group are contiguous). Lane `L` (`gq = L/4`, `q = L%4`) reads the 16 bytes at
 //! `+16 L` as four little-endian 32-bit words; word `s` is the A fragment of the group's
 //! m16n8k16 k-step `s`. Nibble `i` (bits `4i..4i+3`) of word `s` is the code of
 //!
@@ -12,7 +12,7 @@
 //!   k in group  = 16 * q + 4 * s + 2 * ((i >> 1) & 1) + (i >> 2)
 //! ```
 //!
-//! (see [`code_coord`] / [`code_slot`]). Scales are stored `[n/16][k/64][8]` FP16 pairs:
+//! (see [`code_coord`] / [`code_slot`]). Scales are stored `[k/64][n/16][8]` FP16 pairs:
 //! pair `i` holds row `i` (low half) and row `i + 8` (high half) of the tile.
 
 use half::f16;
@@ -29,10 +29,10 @@ pub const BLOCK_BYTES: usize = 512;
 pub struct PackedQ4 {
     pub n: usize,
     pub k: usize,
-    /// `n * k / 2` bytes, blocks of 512 bytes per (16-row tile, 64-wide group).
+    /// `n * k / 2` bytes, blocks of 512 bytes per (64-wide group, 16-row tile), group-major.
     pub codes: Vec<u8>,
-    /// `[n/16][k/64][8][2]`: the scale of row `16*r + i`, group `g` at
-    /// `((r*(k/64) + g)*8 + i%8)*2 + i/8`.
+    /// `[k/64][n/16][8][2]`: the scale of row `16*r + i`, group `g` at
+    /// `((g*(n/16) + r)*8 + i%8)*2 + i/8`.
     pub scales: Vec<f16>,
 }
 
@@ -74,10 +74,15 @@ pub fn code_coord(slot: Slot) -> (usize, usize) {
     (row, kk)
 }
 
+/// Index of the (16-row tile, group) block: group-major.
+pub fn block_index(tile: usize, group: usize, n: usize) -> usize {
+    group * (n / TILE_ROWS) + tile
+}
+
 /// Scale index of (row, group) in the packed scale array.
-pub fn scale_index(row: usize, group: usize, k: usize) -> usize {
+pub fn scale_index(row: usize, group: usize, n: usize) -> usize {
     let (r, i) = (row / TILE_ROWS, row % TILE_ROWS);
-    ((r * (k / GROUP) + group) * 8 + i % 8) * 2 + i / 8
+    (block_index(r, group, n) * 8 + i % 8) * 2 + i / 8
 }
 
 /// Packs dense codes `codes[n][k]` (each in −8..=7) and scales `scales[n][k/64]`.
@@ -94,13 +99,13 @@ pub fn pack_q4(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedQ4 {
             assert!((-8..=7).contains(&c), "code {c} at ({row}, {kk}) is outside -8..=7");
             let (gi, kg) = (kk / GROUP, kk % GROUP);
             let (byte, shift) = code_slot(ri, kg).byte_and_shift();
-            out[(r * groups + gi) * BLOCK_BYTES + byte] |= ((c + 8) as u8) << shift;
+            out[block_index(r, gi, n) * BLOCK_BYTES + byte] |= ((c + 8) as u8) << shift;
         }
     }
     let mut sc = vec![f16::ZERO; scales.len()];
     for row in 0..n {
         for gi in 0..groups {
-            sc[scale_index(row, gi, k)] = scales[row * groups + gi];
+            sc[scale_index(row, gi, n)] = scales[row * groups + gi];
         }
     }
     PackedQ4 { n, k, codes: out, scales: sc }
@@ -117,11 +122,11 @@ pub fn unpack_q4(p: &PackedQ4) -> (Vec<i8>, Vec<f16>) {
         for kk in 0..k {
             let (gi, kg) = (kk / GROUP, kk % GROUP);
             let (byte, shift) = code_slot(ri, kg).byte_and_shift();
-            let u = (p.codes[(r * groups + gi) * BLOCK_BYTES + byte] >> shift) & 0xF;
+            let u = (p.codes[block_index(r, gi, n) * BLOCK_BYTES + byte] >> shift) & 0xF;
             codes[row * k + kk] = u as i8 - 8;
         }
         for gi in 0..groups {
-            scales[row * groups + gi] = p.scales[scale_index(row, gi, k)];
+            scales[row * groups + gi] = p.scales[scale_index(row, gi, n)];
         }
     }
     (codes, scales)
