@@ -80,4 +80,28 @@ __device__ __forceinline__ float q4_half_hi(unsigned int v)
     return __half2float(__ushort_as_half((unsigned short)(v >> 16)));
 }
 
+// Asynchronous global -> shared copies (sm_80+): 16 bytes through L2 only, with
+// src_bytes < 16 zero-filling the rest (0: nothing is read); 4 bytes through L1.
+__device__ __forceinline__ void q4_cp_async16(void* smem, const void* gmem, unsigned int src_bytes)
+{
+    const unsigned int s = (unsigned int)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(src_bytes) : "memory");
+}
+
+__device__ __forceinline__ void q4_cp_async4(void* smem, const void* gmem)
+{
+    const unsigned int s = (unsigned int)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(gmem) : "memory");
+}
+
+__device__ __forceinline__ void q4_cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+template <int N> __device__ __forceinline__ void q4_cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
 #endif

@@ -190,6 +190,8 @@ mod tests {
             let ks = v.launch.extra("k_split").unwrap();
             let per_row = v.launch.extra("ws_per_row").unwrap();
             assert_eq!(per_row, if ks > 1 { ks * v.launch.max_width as i64 } else { 0 }, "{}", v.name);
+            // Within the default dynamic shared memory limit (no opt-in attribute).
+            assert!(v.launch.shared_bytes <= 48 * 1024, "{}", v.name);
         }
     }
 }
