@@ -25,7 +25,7 @@ pub fn emulate(p: &PackedQ4, x: &[bf16], residual: &[bf16], t: usize) -> Vec<f64
     let col_tiles = t.div_ceil(8);
     for r in 0..n / TILE_ROWS {
         for gi in 0..groups {
-            let block = &p.codes[block_index(r, gi, n) * BLOCK_BYTES..][..BLOCK_BYTES];
+            let block = &p.codes[block_index(r, gi, k) * BLOCK_BYTES..][..BLOCK_BYTES];
             for c in 0..col_tiles {
                 // Rebuild the MMA operands of each k-step from the lanes' registers.
                 let mut d = [[0.0f64; 8]; 16];
@@ -63,7 +63,7 @@ pub fn emulate(p: &PackedQ4, x: &[bf16], residual: &[bf16], t: usize) -> Vec<f64
                 // Lane (g, q): C (g, 2q+e) and (g+8, 2q+e), scaled by its FP16 pair g.
                 for lane in 0..32 {
                     let (g, q) = (lane / 4, lane % 4);
-                    let pair = (block_index(r, gi, n) * 8 + g) * 2;
+                    let pair = (block_index(r, gi, k) * 8 + g) * 2;
                     let (s0, s8): (f16, f16) = (p.scales[pair], p.scales[pair + 1]);
                     for e in 0..2 {
                         let col = 8 * c + 2 * q + e;
@@ -96,7 +96,7 @@ mod tests {
 
     #[test]
     fn emulation_matches_the_reference() {
-        let shape = Shape { n: 32, k: 192 };
+        let shape = Shape { n: 128, k: 192 };
         let dense = synthetic::random_weights(shape, 11);
         let p = dense.pack();
         for t in [1usize, 3, 8, 13] {

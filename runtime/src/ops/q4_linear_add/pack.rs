@@ -2,8 +2,9 @@
 //! (docs/formats.md).
 //!
 //! Codes: signed 4-bit `code` in [−8, 7], stored offset-binary as the nibble `u = code + 8`.
-//! The codes of 16-row tile `r` and 64-wide K group `g` form one 512-byte block at byte
-//! offset `(g * (n/16) + r) * 512` (group-major: the blocks of one group are contiguous). Lane `L` (`gq = L/4`, `q = L%4`) reads the 16 bytes at
+//! The codes of 16-row tile `r` and 64-wide K group `g` form one 512-byte block, block
+//! `((r/4) * (k/64) + g) * 4 + r%4` (band-major: 64-row bands of four tiles, then groups,
+//! then the band's tiles; a band's blocks along K are one contiguous range). Lane `L` (`gq = L/4`, `q = L%4`) reads the 16 bytes at
 //! `+16 L` as four little-endian 32-bit words; word `s` is the A fragment of the group's
 //! m16n8k16 k-step `s`. Nibble `i` (bits `4i..4i+3`) of word `s` is the code of
 //!
@@ -12,7 +13,8 @@
 //!   k in group  = 16 * q + 4 * s + 2 * ((i >> 1) & 1) + (i >> 2)
 //! ```
 //!
-//! (see [`code_coord`] / [`code_slot`]). Scales are stored `[k/64][n/16][8]` FP16 pairs:
+//! (see [`code_coord`] / [`code_slot`]). Scales are stored `[n/64][k/64][4][8]` FP16 pairs
+//! (block order, 8 pairs per block):
 //! pair `i` holds row `i` (low half) and row `i + 8` (high half) of the tile.
 
 use half::f16;
@@ -29,10 +31,10 @@ pub const BLOCK_BYTES: usize = 512;
 pub struct PackedQ4 {
     pub n: usize,
     pub k: usize,
-    /// `n * k / 2` bytes, blocks of 512 bytes per (64-wide group, 16-row tile), group-major.
+    /// `n * k / 2` bytes, blocks of 512 bytes per (16-row tile, 64-wide group), band-major.
     pub codes: Vec<u8>,
-    /// `[k/64][n/16][8][2]`: the scale of row `16*r + i`, group `g` at
-    /// `((g*(n/16) + r)*8 + i%8)*2 + i/8`.
+    /// `[n/64][k/64][4][8][2]`: the scale of row `16*r + i`, group `g` at
+    /// `(block_index(r, g, k)*8 + i%8)*2 + i/8`.
     pub scales: Vec<f16>,
 }
 
@@ -74,20 +76,24 @@ pub fn code_coord(slot: Slot) -> (usize, usize) {
     (row, kk)
 }
 
-/// Index of the (16-row tile, group) block: group-major.
-pub fn block_index(tile: usize, group: usize, n: usize) -> usize {
-    group * (n / TILE_ROWS) + tile
+/// Tiles per band: blocks are stored band-major (64-row bands, then groups, then the
+/// band's four tiles), so a CTA of whole bands streams contiguous memory along K.
+pub const BAND_TILES: usize = 4;
+
+/// Index of the (16-row tile, group) block.
+pub fn block_index(tile: usize, group: usize, k: usize) -> usize {
+    ((tile / BAND_TILES) * (k / GROUP) + group) * BAND_TILES + tile % BAND_TILES
 }
 
 /// Scale index of (row, group) in the packed scale array.
-pub fn scale_index(row: usize, group: usize, n: usize) -> usize {
+pub fn scale_index(row: usize, group: usize, k: usize) -> usize {
     let (r, i) = (row / TILE_ROWS, row % TILE_ROWS);
-    (block_index(r, group, n) * 8 + i % 8) * 2 + i / 8
+    (block_index(r, group, k) * 8 + i % 8) * 2 + i / 8
 }
 
 /// Packs dense codes `codes[n][k]` (each in −8..=7) and scales `scales[n][k/64]`.
 pub fn pack_q4(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedQ4 {
-    assert!(n % TILE_ROWS == 0, "n = {n} is not a multiple of {TILE_ROWS}");
+    assert!(n % (TILE_ROWS * BAND_TILES) == 0, "n = {n} is not a multiple of 64");
     assert!(k % GROUP == 0, "k = {k} is not a multiple of {GROUP}");
     assert_eq!(codes.len(), n * k);
     assert_eq!(scales.len(), n * (k / GROUP));
@@ -99,13 +105,13 @@ pub fn pack_q4(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedQ4 {
             assert!((-8..=7).contains(&c), "code {c} at ({row}, {kk}) is outside -8..=7");
             let (gi, kg) = (kk / GROUP, kk % GROUP);
             let (byte, shift) = code_slot(ri, kg).byte_and_shift();
-            out[block_index(r, gi, n) * BLOCK_BYTES + byte] |= ((c + 8) as u8) << shift;
+            out[block_index(r, gi, k) * BLOCK_BYTES + byte] |= ((c + 8) as u8) << shift;
         }
     }
     let mut sc = vec![f16::ZERO; scales.len()];
     for row in 0..n {
         for gi in 0..groups {
-            sc[scale_index(row, gi, n)] = scales[row * groups + gi];
+            sc[scale_index(row, gi, k)] = scales[row * groups + gi];
         }
     }
     PackedQ4 { n, k, codes: out, scales: sc }
@@ -122,11 +128,11 @@ pub fn unpack_q4(p: &PackedQ4) -> (Vec<i8>, Vec<f16>) {
         for kk in 0..k {
             let (gi, kg) = (kk / GROUP, kk % GROUP);
             let (byte, shift) = code_slot(ri, kg).byte_and_shift();
-            let u = (p.codes[block_index(r, gi, n) * BLOCK_BYTES + byte] >> shift) & 0xF;
+            let u = (p.codes[block_index(r, gi, k) * BLOCK_BYTES + byte] >> shift) & 0xF;
             codes[row * k + kk] = u as i8 - 8;
         }
         for gi in 0..groups {
-            scales[row * groups + gi] = p.scales[scale_index(row, gi, n)];
+            scales[row * groups + gi] = p.scales[scale_index(row, gi, k)];
         }
     }
     (codes, scales)
@@ -172,7 +178,7 @@ mod tests {
 
     #[test]
     fn pack_round_trips() {
-        let (n, k) = (32, 192);
+        let (n, k) = (128, 192);
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let codes: Vec<i8> = (0..n * k).map(|_| rng.random_range(-8i8..=7)).collect();
         let scales: Vec<f16> = (0..n * k / 64).map(|i| f16::from_f32(0.01 + i as f32 * 1e-4)).collect();
@@ -182,10 +188,10 @@ mod tests {
         assert_eq!(c2, codes);
         assert_eq!(s2, scales);
         // code -8 is nibble 0, 7 is nibble 15; row 0, k 0 is lane 0, word 0, nibble 0.
-        let mut one = vec![0i8; 16 * 64];
+        let mut one = vec![0i8; 64 * 64];
         one[0] = 7;
         one[8 * 64 + 1] = -8; // row 8, k 1: nibble 5 of lane 0 word 0 (u = 0)
-        let p = pack_q4(&one, &vec![f16::ONE; 16], 16, 64);
+        let p = pack_q4(&one, &vec![f16::ONE; 64], 64, 64);
         assert_eq!(p.codes[0], 0x8F);
         assert_eq!(p.codes[2] & 0xF0, 0x00);
         assert_eq!(p.codes[1], 0x88);
