@@ -97,8 +97,15 @@ pub fn compare_rows_add(
 ) -> (f64, Option<String>) {
     for t in width..rows {
         let (got, was) = (&y[t * n..(t + 1) * n], &initial[t * n..(t + 1) * n]);
-        if let Some(i) = got.iter().zip(was).position(|(a, b)| a.to_bits() != b.to_bits()) {
-            return (0.0, Some(format!("wrote row {t} col {i} beyond width {width}")));
+        if let Some(i) = got
+            .iter()
+            .zip(was)
+            .position(|(a, b)| a.to_bits() != b.to_bits())
+        {
+            return (
+                0.0,
+                Some(format!("wrote row {t} col {i} beyond width {width}")),
+            );
         }
     }
     // Rows below width: the ordinary comparison (poison rows are not consulted).
@@ -277,7 +284,10 @@ mod tests {
     #[test]
     fn compare_rows_add_checks_untouched_rows_bitwise() {
         let n = 2;
-        let initial: Vec<bf16> = [0.5, -1.0, 2.0, 3.0].iter().map(|v| bf16::from_f64(*v)).collect();
+        let initial: Vec<bf16> = [0.5, -1.0, 2.0, 3.0]
+            .iter()
+            .map(|v| bf16::from_f64(*v))
+            .collect();
         let reference = vec![1.5, 0.0, 9.0, 9.0];
         let mut y = initial.clone();
         y[0] = bf16::from_f64(1.5);
@@ -291,6 +301,8 @@ mod tests {
             .contains("beyond width"));
         let mut wrong = y.clone();
         wrong[0] = bf16::from_f64(0.5); // the add did not happen
-        assert!(compare_rows_add(&wrong, &initial, &reference, n, 1, 2).1.is_some());
+        assert!(compare_rows_add(&wrong, &initial, &reference, n, 1, 2)
+            .1
+            .is_some());
     }
 }

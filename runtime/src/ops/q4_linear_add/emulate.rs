@@ -90,7 +90,10 @@ mod tests {
         for u in 0..16u32 {
             let w = u | (15 - u) << 16;
             assert_eq!(decode_register(w, 0), [u as f64 - 8.0, 7.0 - u as f64]);
-            assert_eq!(decode_register(w << 12, 3), [u as f64 - 8.0, 7.0 - u as f64]);
+            assert_eq!(
+                decode_register(w << 12, 3),
+                [u as f64 - 8.0, 7.0 - u as f64]
+            );
         }
     }
 
@@ -102,10 +105,21 @@ mod tests {
         for t in [1usize, 3, 8, 13] {
             let x = synthetic::random_activations(t, shape.k, 5);
             let res = synthetic::random_residual(t, shape.n, 9);
-            let want = reference::reference_linear_add(&res, &dense.codes, &dense.scales, &x, shape.n, shape.k, t);
+            let want = reference::reference_linear_add(
+                &res,
+                &dense.codes,
+                &dense.scales,
+                &x,
+                shape.n,
+                shape.k,
+                t,
+            );
             let got = emulate(&p, &x, &res, t);
             for (i, (a, b)) in got.iter().zip(&want).enumerate() {
-                assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "t {t} elem {i}: {a} vs {b}");
+                assert!(
+                    (a - b).abs() <= 1e-9 * (1.0 + b.abs()),
+                    "t {t} elem {i}: {a} vs {b}"
+                );
             }
         }
     }

@@ -107,10 +107,23 @@ pub fn project(
         x.len() >= (first + width) * k && residual.len() >= (first + width) * n,
         "buffers too small"
     );
-    ensure!(scratch.n == n, "workspace sized for N={}, shape has N={n}", scratch.n);
-    let rows_per_cta = variant.launch.extra("rows_per_cta").context("launch value rows_per_cta")? as usize;
-    let k_split = variant.launch.extra("k_split").context("launch value k_split")? as usize;
-    let ws_per_row = variant.launch.extra("ws_per_row").context("launch value ws_per_row")? as usize;
+    ensure!(
+        scratch.n == n,
+        "workspace sized for N={}, shape has N={n}",
+        scratch.n
+    );
+    let rows_per_cta = variant
+        .launch
+        .extra("rows_per_cta")
+        .context("launch value rows_per_cta")? as usize;
+    let k_split = variant
+        .launch
+        .extra("k_split")
+        .context("launch value k_split")? as usize;
+    let ws_per_row = variant
+        .launch
+        .extra("ws_per_row")
+        .context("launch value ws_per_row")? as usize;
     if n % rows_per_cta != 0 || k % GROUP != 0 {
         bail!(
             "{} needs N a multiple of {rows_per_cta} and K of {GROUP}; shape is {n}x{k}",
@@ -160,7 +173,16 @@ pub fn forward(
     let mut first = 0;
     while first < t {
         let width = (t - first).min(MAX_LAUNCH_WIDTH);
-        project(gpu, choose(width as u32), w, scratch, x, first, width, residual)?;
+        project(
+            gpu,
+            choose(width as u32),
+            w,
+            scratch,
+            x,
+            first,
+            width,
+            residual,
+        )?;
         first += width;
     }
     Ok(())
@@ -184,12 +206,25 @@ mod tests {
         let fam = family();
         for &i in fam.candidates {
             let v = &VARIANTS[i];
-            assert!(v.launch.max_width as usize <= MAX_LAUNCH_WIDTH, "{}", v.name);
+            assert!(
+                v.launch.max_width as usize <= MAX_LAUNCH_WIDTH,
+                "{}",
+                v.name
+            );
             let rows = v.launch.extra("rows_per_cta").unwrap() as usize;
             assert!(5120 % rows == 0, "{}", v.name);
             let ks = v.launch.extra("k_split").unwrap();
             let per_row = v.launch.extra("ws_per_row").unwrap();
-            assert_eq!(per_row, if ks > 1 { ks * v.launch.max_width as i64 } else { 0 }, "{}", v.name);
+            assert_eq!(
+                per_row,
+                if ks > 1 {
+                    ks * v.launch.max_width as i64
+                } else {
+                    0
+                },
+                "{}",
+                v.name
+            );
             // Within the default dynamic shared memory limit (no opt-in attribute).
             assert!(v.launch.shared_bytes <= 48 * 1024, "{}", v.name);
         }

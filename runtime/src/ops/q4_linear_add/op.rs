@@ -130,7 +130,9 @@ impl Prepared for Q4Prepared {
     }
 
     fn output(&self, gpu: &Gpu, t: usize) -> anyhow::Result<Vec<f64>> {
-        let y = gpu.stream.clone_dtoh(&self.residual.slice(..t * self.shape.n))?;
+        let y = gpu
+            .stream
+            .clone_dtoh(&self.residual.slice(..t * self.shape.n))?;
         Ok(y.iter().map(|v| v.to_f64()).collect())
     }
 

@@ -49,7 +49,10 @@ pub struct Slot {
 impl Slot {
     /// Byte offset inside the block and bit shift inside that byte.
     pub fn byte_and_shift(&self) -> (usize, usize) {
-        (16 * self.lane + 4 * self.word + self.nibble / 2, 4 * (self.nibble % 2))
+        (
+            16 * self.lane + 4 * self.word + self.nibble / 2,
+            4 * (self.nibble % 2),
+        )
     }
 }
 
@@ -69,7 +72,11 @@ pub fn code_slot(row: usize, kk: usize) -> Slot {
 
 /// Slot → (row in tile, k in group). Inverse of [`code_slot`].
 pub fn code_coord(slot: Slot) -> (usize, usize) {
-    let Slot { lane, word: s, nibble: i } = slot;
+    let Slot {
+        lane,
+        word: s,
+        nibble: i,
+    } = slot;
     debug_assert!(lane < 32 && s < 4 && i < 8);
     let row = lane / 4 + 8 * (i & 1);
     let kk = 16 * (lane % 4) + 4 * s + 2 * ((i >> 1) & 1) + (i >> 2);
@@ -93,7 +100,10 @@ pub fn scale_index(row: usize, group: usize, k: usize) -> usize {
 
 /// Packs dense codes `codes[n][k]` (each in −8..=7) and scales `scales[n][k/64]`.
 pub fn pack_q4(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedQ4 {
-    assert!(n % (TILE_ROWS * BAND_TILES) == 0, "n = {n} is not a multiple of 64");
+    assert!(
+        n % (TILE_ROWS * BAND_TILES) == 0,
+        "n = {n} is not a multiple of 64"
+    );
     assert!(k % GROUP == 0, "k = {k} is not a multiple of {GROUP}");
     assert_eq!(codes.len(), n * k);
     assert_eq!(scales.len(), n * (k / GROUP));
@@ -102,7 +112,10 @@ pub fn pack_q4(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedQ4 {
     for (row, wrow) in codes.chunks(k).enumerate() {
         let (r, ri) = (row / TILE_ROWS, row % TILE_ROWS);
         for (kk, &c) in wrow.iter().enumerate() {
-            assert!((-8..=7).contains(&c), "code {c} at ({row}, {kk}) is outside -8..=7");
+            assert!(
+                (-8..=7).contains(&c),
+                "code {c} at ({row}, {kk}) is outside -8..=7"
+            );
             let (gi, kg) = (kk / GROUP, kk % GROUP);
             let (byte, shift) = code_slot(ri, kg).byte_and_shift();
             out[block_index(r, gi, k) * BLOCK_BYTES + byte] |= ((c + 8) as u8) << shift;
@@ -114,7 +127,12 @@ pub fn pack_q4(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedQ4 {
             sc[scale_index(row, gi, k)] = scales[row * groups + gi];
         }
     }
-    PackedQ4 { n, k, codes: out, scales: sc }
+    PackedQ4 {
+        n,
+        k,
+        codes: out,
+        scales: sc,
+    }
 }
 
 /// Inverse of [`pack_q4`]: dense codes and scales.
@@ -166,10 +184,18 @@ mod tests {
             for s in 0..4 {
                 for j in 0..4 {
                     for half in 0..2 {
-                        let (row, kk) = code_coord(Slot { lane, word: s, nibble: j + 4 * half });
+                        let (row, kk) = code_coord(Slot {
+                            lane,
+                            word: s,
+                            nibble: j + 4 * half,
+                        });
                         let want_row = g + 8 * (j & 1);
                         let want_k = 16 * q + 4 * s + 2 * (j >> 1) + half;
-                        assert_eq!((row, kk), (want_row, want_k), "lane {lane} word {s} reg {j} half {half}");
+                        assert_eq!(
+                            (row, kk),
+                            (want_row, want_k),
+                            "lane {lane} word {s} reg {j} half {half}"
+                        );
                     }
                 }
             }
@@ -181,7 +207,9 @@ mod tests {
         let (n, k) = (128, 192);
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let codes: Vec<i8> = (0..n * k).map(|_| rng.random_range(-8i8..=7)).collect();
-        let scales: Vec<f16> = (0..n * k / 64).map(|i| f16::from_f32(0.01 + i as f32 * 1e-4)).collect();
+        let scales: Vec<f16> = (0..n * k / 64)
+            .map(|i| f16::from_f32(0.01 + i as f32 * 1e-4))
+            .collect();
         let p = pack_q4(&codes, &scales, n, k);
         assert_eq!(p.codes.len(), n * k / 2);
         let (c2, s2) = unpack_q4(&p);

@@ -14,12 +14,23 @@ pub const W_GROUP: usize = 64;
 fn check(codes: &[i8], scales: &[f16], x: &[bf16], n: usize, k: usize, t: usize) {
     assert!(k % W_GROUP == 0, "k = {k} is not a multiple of {W_GROUP}");
     assert_eq!(codes.len(), n * k, "codes must hold n*k values");
-    assert_eq!(scales.len(), n * (k / W_GROUP), "scales must hold n*(k/64) values");
+    assert_eq!(
+        scales.len(),
+        n * (k / W_GROUP),
+        "scales must hold n*(k/64) values"
+    );
     assert!(x.len() >= t * k, "activations hold fewer than {t} tokens");
 }
 
 /// The definition, literally: dense dequantized W times x, in f64, O(n·k·t).
-pub fn reference_product_dense(codes: &[i8], scales: &[f16], x: &[bf16], n: usize, k: usize, t: usize) -> Vec<f64> {
+pub fn reference_product_dense(
+    codes: &[i8],
+    scales: &[f16],
+    x: &[bf16],
+    n: usize,
+    k: usize,
+    t: usize,
+) -> Vec<f64> {
     check(codes, scales, x, n, k, t);
     let groups = k / W_GROUP;
     let mut y = vec![0.0f64; t * n];
@@ -40,7 +51,14 @@ pub fn reference_product_dense(codes: &[i8], scales: &[f16], x: &[bf16], n: usiz
 /// `x · Wᵀ` as `[t][n]` f64, rows split over threads: per group the exact sum of
 /// code × x (f64), times the scale. Same value as [`reference_product_dense`] up to f64
 /// rounding.
-pub fn reference_product(codes: &[i8], scales: &[f16], x: &[bf16], n: usize, k: usize, t: usize) -> Vec<f64> {
+pub fn reference_product(
+    codes: &[i8],
+    scales: &[f16],
+    x: &[bf16],
+    n: usize,
+    k: usize,
+    t: usize,
+) -> Vec<f64> {
     check(codes, scales, x, n, k, t);
     let groups = k / W_GROUP;
     let xf: Vec<f64> = x[..t * k].iter().map(|v| v.to_f64()).collect();
@@ -62,7 +80,11 @@ pub fn reference_product(codes: &[i8], scales: &[f16], x: &[bf16], n: usize, k: 
                         let mut acc = 0.0f64;
                         for gi in 0..groups {
                             let r = gi * W_GROUP..(gi + 1) * W_GROUP;
-                            let dot: f64 = wrow[r.clone()].iter().zip(&xrow[r]).map(|(&a, &b)| a as f64 * b).sum();
+                            let dot: f64 = wrow[r.clone()]
+                                .iter()
+                                .zip(&xrow[r])
+                                .map(|(&a, &b)| a as f64 * b)
+                                .sum();
                             acc += dot * scales[row * groups + gi].to_f64();
                         }
                         *yv = acc;
@@ -107,8 +129,12 @@ mod tests {
         for (n, k, t) in [(16, 64, 1), (32, 256, 3), (48, 384, 9)] {
             let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64);
             let codes: Vec<i8> = (0..n * k).map(|_| rng.random_range(-8i8..=7)).collect();
-            let scales: Vec<f16> = (0..n * k / 64).map(|_| f16::from_f32(rng.random_range(0.001f32..0.01))).collect();
-            let x: Vec<bf16> = (0..t * k).map(|_| bf16::from_f32(rng.random_range(-2.0f32..2.0))).collect();
+            let scales: Vec<f16> = (0..n * k / 64)
+                .map(|_| f16::from_f32(rng.random_range(0.001f32..0.01)))
+                .collect();
+            let x: Vec<bf16> = (0..t * k)
+                .map(|_| bf16::from_f32(rng.random_range(-2.0f32..2.0)))
+                .collect();
             let a = reference_product(&codes, &scales, &x, n, k, t);
             let b = reference_product_dense(&codes, &scales, &x, n, k, t);
             for (u, v) in a.iter().zip(&b) {
