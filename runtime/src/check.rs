@@ -84,6 +84,35 @@ pub fn compare_rows(
     )
 }
 
+/// For ops that add into their output (residual adds): rows `0..width` of `y` against
+/// the reference (which includes the initial values), rows past `width` must still hold
+/// `initial` bit for bit. Returns (max relative L2 error over rows, problem if any).
+pub fn compare_rows_add(
+    y: &[bf16],
+    initial: &[bf16],
+    reference: &[f64],
+    n: usize,
+    width: usize,
+    rows: usize,
+) -> (f64, Option<String>) {
+    for t in width..rows {
+        let (got, was) = (&y[t * n..(t + 1) * n], &initial[t * n..(t + 1) * n]);
+        if let Some(i) = got
+            .iter()
+            .zip(was)
+            .position(|(a, b)| a.to_bits() != b.to_bits())
+        {
+            return (
+                0.0,
+                Some(format!("wrote row {t} col {i} beyond width {width}")),
+            );
+        }
+    }
+    // Rows below width: the ordinary comparison (poison rows are not consulted).
+    let (err, problem) = compare_rows(&y[..width * n], reference, n, width, width);
+    (err, problem)
+}
+
 pub fn run(
     gpu: &Gpu,
     opts: &CheckOptions,
@@ -240,5 +269,30 @@ mod tests {
             .1
             .unwrap()
             .contains("beyond width"));
+    }
+
+    #[test]
+    fn compare_rows_add_checks_untouched_rows_bitwise() {
+        let n = 2;
+        let initial: Vec<bf16> = [0.5, -1.0, 2.0, 3.0]
+            .iter()
+            .map(|v| bf16::from_f64(*v))
+            .collect();
+        let reference = vec![1.5, 0.0, 9.0, 9.0];
+        let mut y = initial.clone();
+        y[0] = bf16::from_f64(1.5);
+        y[1] = bf16::from_f64(0.0);
+        assert_eq!(compare_rows_add(&y, &initial, &reference, n, 1, 2).1, None);
+        let mut touched = y.clone();
+        touched[3] = bf16::from_bits(initial[3].to_bits() ^ 1);
+        assert!(compare_rows_add(&touched, &initial, &reference, n, 1, 2)
+            .1
+            .unwrap()
+            .contains("beyond width"));
+        let mut wrong = y.clone();
+        wrong[0] = bf16::from_f64(0.5); // the add did not happen
+        assert!(compare_rows_add(&wrong, &initial, &reference, n, 1, 2)
+            .1
+            .is_some());
     }
 }

@@ -76,7 +76,10 @@ pub trait Prepared {
 
 /// Every family with a GPU implementation, in catalog order.
 pub fn implemented() -> Vec<&'static dyn RoutedOp> {
-    vec![&super::t2_i8_small::op::T2I8Small]
+    vec![
+        &super::t2_i8_small::op::T2I8Small,
+        &super::q4_linear_add::op::Q4LinearAdd,
+    ]
 }
 
 /// One route key of an implemented family.

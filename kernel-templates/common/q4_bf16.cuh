@@ -1,0 +1,107 @@
+// common/q4_bf16.cuh: device helpers of the groupwise Q4 families with BF16 activations
+// NOTE: this file is rendered through tera: never write "{" directly followed by "%", "{" or "#".
+// (4-bit weight decode to BF16 pairs, m16n8k16 bf16 MMA, cache-hinted loads).
+// The weight format is documented in docs/formats.md; runtime/src/ops/q4_linear_add/pack.rs
+// is the host side.
+#ifndef NINFER_COMMON_Q4_BF16_CUH
+#define NINFER_COMMON_Q4_BF16_CUH
+
+// 16-byte streaming load of weight codes: read-only path, no L1 allocation.
+__device__ __forceinline__ uint4 q4_ld_stream_v4(const uint4* p)
+{
+    uint4 r;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 { %0, %1, %2, %3 }, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+    return r;
+}
+
+// 16-byte read-only load through L1 (activations: re-read by every warp of a CTA).
+__device__ __forceinline__ uint4 q4_ld_v4(const void* p)
+{
+    uint4 r;
+    asm("ld.global.nc.v4.u32 { %0, %1, %2, %3 }, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    return r;
+}
+
+// 4-byte read-only load (an FP16 pair).
+__device__ __forceinline__ unsigned int q4_ld_u32(const void* p)
+{
+    unsigned int r;
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(r) : "l"(p));
+    return r;
+}
+
+// (w & 0x000f000f) | 0x43004300: two BF16 values 128 + nibble (one LOP3).
+__device__ __forceinline__ unsigned int q4_lop_bias(unsigned int w)
+{
+    unsigned int r;
+    asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(r) : "r"(w), "r"(0x000f000fu), "r"(0x43004300u));
+    return r;
+}
+
+// BF16 pair (128 + u) * 1 - 136 = u - 8: the signed code, exact.
+__device__ __forceinline__ unsigned int q4_unbias(unsigned int v)
+{
+    unsigned int r;
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(v), "r"(0x3F803F80u), "r"(0xC308C308u));
+    return r;
+}
+
+// Decode one 32-bit word (8 offset-binary nibbles, u = code + 8) into the four BF16x2 A
+// registers of one m16n8k16 k-step: register j takes nibble j (low half) and nibble j+4
+// (high half). a[0] = row g, a[1] = row g+8, a[2] = row g (upper k), a[3] = row g+8 (upper k).
+// 11 instructions: 4 LOP3, 3 SHF, 4 FMA.BF16x2.
+__device__ __forceinline__ void q4_decode_word(unsigned int w, unsigned int (&a)[4])
+{
+    a[0] = q4_unbias(q4_lop_bias(w));
+    a[1] = q4_unbias(q4_lop_bias(w >> 4));
+    a[2] = q4_unbias(q4_lop_bias(w >> 8));
+    a[3] = q4_unbias(q4_lop_bias(w >> 12));
+}
+
+// d = A(16x16 bf16, row) * B(16x8 bf16, col) + d, fp32 accumulate.
+__device__ __forceinline__ void q4_mma_bf16(float (&d)[4], const unsigned int (&a)[4], unsigned int b0,
+                                            unsigned int b1)
+{
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 { %0, %1, %2, %3 }, { %4, %5, %6, %7 }, { %8, %9 }, "
+        "{ %0, %1, %2, %3 };"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ float q4_half_lo(unsigned int v)
+{
+    return __half2float(__ushort_as_half((unsigned short)(v & 0xffffu)));
+}
+
+__device__ __forceinline__ float q4_half_hi(unsigned int v)
+{
+    return __half2float(__ushort_as_half((unsigned short)(v >> 16)));
+}
+
+// Asynchronous global -> shared copies (sm_80+): 16 bytes through L2 only, with
+// src_bytes < 16 zero-filling the rest (0: nothing is read); 4 bytes through L1.
+__device__ __forceinline__ void q4_cp_async16(void* smem, const void* gmem, unsigned int src_bytes)
+{
+    const unsigned int s = (unsigned int)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(src_bytes) : "memory");
+}
+
+__device__ __forceinline__ void q4_cp_async4(void* smem, const void* gmem)
+{
+    const unsigned int s = (unsigned int)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(gmem) : "memory");
+}
+
+__device__ __forceinline__ void q4_cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+template <int N> __device__ __forceinline__ void q4_cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+#endif

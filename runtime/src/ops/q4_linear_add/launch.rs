@@ -1,0 +1,232 @@
+//! Host side of the groupwise Q4 linear-add on the GPU: weight upload, the K-split
+//! workspace, and the launches, split into column chunks no wider than a variant serves.
+//! Inference and calibration both go through `forward`; they differ only in how a width
+//! is mapped to a variant (`choose`).
+
+use anyhow::{bail, ensure, Context as _};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use half::{bf16, f16};
+
+use super::pack::{PackedQ4, GROUP, TILE_ROWS};
+use crate::catalog::{self, Family, Variant, VARIANTS};
+use crate::gpu::Gpu;
+
+/// Widest launch any q4_linear_add variant serves; wider inputs are split.
+pub const MAX_LAUNCH_WIDTH: usize = 32;
+
+/// `<N out>x<K in>` of a route key's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub n: usize,
+    pub k: usize,
+}
+
+impl Shape {
+    pub fn parse(shape: &str) -> anyhow::Result<Shape> {
+        let (n, k) = shape
+            .split_once('x')
+            .with_context(|| format!("shape {shape:?} is not <N>x<K>"))?;
+        Ok(Shape {
+            n: n.parse().with_context(|| format!("N of shape {shape:?}"))?,
+            k: k.parse().with_context(|| format!("K of shape {shape:?}"))?,
+        })
+    }
+
+    /// Bytes the projection must read from memory: codes and weight scales.
+    pub fn weight_bytes(&self) -> usize {
+        self.n * self.k / 2 + self.n * (self.k / GROUP) * 2
+    }
+}
+
+/// Packed Q4 weights resident on the GPU.
+pub struct DeviceWeights {
+    pub shape: Shape,
+    pub codes: CudaSlice<u8>,
+    pub scales: CudaSlice<f16>,
+}
+
+pub fn upload(gpu: &Gpu, packed: &PackedQ4, shape: Shape) -> anyhow::Result<DeviceWeights> {
+    Ok(DeviceWeights {
+        shape,
+        codes: gpu.stream.clone_htod(&packed.codes)?,
+        scales: gpu.stream.clone_htod(&packed.scales)?,
+    })
+}
+
+pub fn family() -> &'static Family {
+    catalog::family("q4_linear_add").expect("catalog.toml declares q4_linear_add")
+}
+
+/// The K-split scratch of one output width `n`: fp32 partial sums for the widest
+/// `ws_per_row` of any variant, and one arrival counter per row block (kept zeroed by
+/// the kernels: the last CTA of a row block resets its counter).
+pub struct Workspace {
+    pub n: usize,
+    pub ws: CudaSlice<f32>,
+    pub counters: CudaSlice<u32>,
+}
+
+impl Workspace {
+    pub fn new(gpu: &Gpu, n: usize) -> anyhow::Result<Workspace> {
+        let per_row = family()
+            .candidates
+            .iter()
+            .map(|&i| VARIANTS[i].launch.extra("ws_per_row").unwrap_or(0))
+            .max()
+            .unwrap_or(0)
+            .max(1) as usize;
+        Ok(Workspace {
+            n,
+            ws: gpu.stream.alloc_zeros(per_row * n)?,
+            counters: gpu.stream.alloc_zeros(n / TILE_ROWS)?,
+        })
+    }
+}
+
+/// One launch of `variant` over tokens `first..first+width`: residual rows
+/// `first..first+width` += x rows `first..first+width` · Wᵀ.
+#[allow(clippy::too_many_arguments)]
+pub fn project(
+    gpu: &Gpu,
+    variant: &'static Variant,
+    w: &DeviceWeights,
+    scratch: &mut Workspace,
+    x: &CudaSlice<bf16>,
+    first: usize,
+    width: usize,
+    residual: &mut CudaSlice<bf16>,
+) -> anyhow::Result<()> {
+    let Shape { n, k } = w.shape;
+    ensure!(
+        width >= 1 && width as u32 <= variant.launch.max_width,
+        "{} serves widths 1..={}, asked {width}",
+        variant.name,
+        variant.launch.max_width
+    );
+    ensure!(
+        x.len() >= (first + width) * k && residual.len() >= (first + width) * n,
+        "buffers too small"
+    );
+    ensure!(
+        scratch.n == n,
+        "workspace sized for N={}, shape has N={n}",
+        scratch.n
+    );
+    let rows_per_cta = variant
+        .launch
+        .extra("rows_per_cta")
+        .context("launch value rows_per_cta")? as usize;
+    let k_split = variant
+        .launch
+        .extra("k_split")
+        .context("launch value k_split")? as usize;
+    let ws_per_row = variant
+        .launch
+        .extra("ws_per_row")
+        .context("launch value ws_per_row")? as usize;
+    if n % rows_per_cta != 0 || k % GROUP != 0 {
+        bail!(
+            "{} needs N a multiple of {rows_per_cta} and K of {GROUP}; shape is {n}x{k}",
+            variant.name
+        );
+    }
+    ensure!(
+        scratch.ws.len() >= ws_per_row * n && scratch.counters.len() >= n / rows_per_cta,
+        "workspace too small for {}",
+        variant.name
+    );
+    let f = gpu.function(variant)?;
+    let cfg = LaunchConfig {
+        grid_dim: ((n / rows_per_cta) as u32, k_split as u32, 1),
+        block_dim: (variant.launch.threads, 1, 1),
+        shared_mem_bytes: variant.launch.shared_bytes,
+    };
+    let x_rows = x.slice(first * k..);
+    let mut r_rows = residual.slice_mut(first * n..);
+    let (n_i, k_i, t_i) = (n as i32, k as i32, width as i32);
+    let mut b = gpu.stream.launch_builder(f);
+    b.arg(&w.codes)
+        .arg(&w.scales)
+        .arg(&x_rows)
+        .arg(&mut r_rows)
+        .arg(&mut scratch.ws)
+        .arg(&mut scratch.counters)
+        .arg(&n_i)
+        .arg(&k_i)
+        .arg(&t_i);
+    unsafe { b.launch(cfg) }.with_context(|| format!("launching {}", variant.name))?;
+    Ok(())
+}
+
+/// The whole op, residual[t][n] += x[t][k] · Wᵀ: launches of at most
+/// `MAX_LAUNCH_WIDTH` columns, each with the variant `choose(width)` names.
+#[allow(clippy::too_many_arguments)]
+pub fn forward(
+    gpu: &Gpu,
+    w: &DeviceWeights,
+    scratch: &mut Workspace,
+    x: &CudaSlice<bf16>,
+    t: usize,
+    residual: &mut CudaSlice<bf16>,
+    choose: &dyn Fn(u32) -> &'static Variant,
+) -> anyhow::Result<()> {
+    let mut first = 0;
+    while first < t {
+        let width = (t - first).min(MAX_LAUNCH_WIDTH);
+        project(
+            gpu,
+            choose(width as u32),
+            w,
+            scratch,
+            x,
+            first,
+            width,
+            residual,
+        )?;
+        first += width;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_parse_and_count_bytes() {
+        let s = Shape::parse("5120x17408").unwrap();
+        assert_eq!(s, Shape { n: 5120, k: 17408 });
+        // 4-bit codes + one FP16 scale per 64: 47.4 MB, the 11 µs floor at 4.3 TB/s.
+        assert_eq!(s.weight_bytes(), 5120 * 17408 / 2 + 5120 * 272 * 2);
+        assert!(Shape::parse("5120").is_err());
+    }
+
+    #[test]
+    fn every_variant_serves_its_launch_values() {
+        let fam = family();
+        for &i in fam.candidates {
+            let v = &VARIANTS[i];
+            assert!(
+                v.launch.max_width as usize <= MAX_LAUNCH_WIDTH,
+                "{}",
+                v.name
+            );
+            let rows = v.launch.extra("rows_per_cta").unwrap() as usize;
+            assert!(5120 % rows == 0, "{}", v.name);
+            let ks = v.launch.extra("k_split").unwrap();
+            let per_row = v.launch.extra("ws_per_row").unwrap();
+            assert_eq!(
+                per_row,
+                if ks > 1 {
+                    ks * v.launch.max_width as i64
+                } else {
+                    0
+                },
+                "{}",
+                v.name
+            );
+            // Within the default dynamic shared memory limit (no opt-in attribute).
+            assert!(v.launch.shared_bytes <= 48 * 1024, "{}", v.name);
+        }
+    }
+}

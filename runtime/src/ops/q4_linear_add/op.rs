@@ -1,0 +1,189 @@
+//! `q4_linear_add` as a routed op for check, bench and calibration. The op adds into its
+//! output, so every checked launch starts from the residual's random initial values
+//! (`reset_output`); rows below the width must equal initial + x·Wᵀ, rows past it must
+//! keep the initial values bit for bit.
+
+use anyhow::Context as _;
+use cudarc::driver::CudaSlice;
+use half::bf16;
+
+use super::launch::{self as q4, Shape};
+use super::{reference, synthetic};
+use crate::catalog::{Family, Variant};
+use crate::check::compare_rows_add;
+use crate::gpu::Gpu;
+use crate::ops::routed::{Choose, HelperCheck, Prepared, RoutedOp};
+
+pub struct Q4LinearAdd;
+
+impl RoutedOp for Q4LinearAdd {
+    fn family(&self) -> &'static Family {
+        q4::family()
+    }
+
+    fn max_launch_width(&self) -> usize {
+        q4::MAX_LAUNCH_WIDTH
+    }
+
+    fn weight_bytes(&self, shape: &str) -> anyhow::Result<usize> {
+        Ok(Shape::parse(shape)?.weight_bytes())
+    }
+
+    fn prepare(
+        &self,
+        gpu: &Gpu,
+        shape: &str,
+        seed: u64,
+        copies: usize,
+        tokens: usize,
+    ) -> anyhow::Result<Box<dyn Prepared>> {
+        let shape = Shape::parse(shape)?;
+        let dense = synthetic::random_weights(shape, seed);
+        let packed = dense.pack();
+        let weights = (0..copies.max(1))
+            .map(|_| q4::upload(gpu, &packed, shape))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let x_host = synthetic::random_activations(tokens, shape.k, seed ^ 0x5eed);
+        let r_host = synthetic::random_residual(tokens, shape.n, seed ^ 0x7e51);
+        Ok(Box::new(Q4Prepared {
+            shape,
+            tokens,
+            x: gpu.stream.clone_htod(&x_host)?,
+            initial: gpu.stream.clone_htod(&r_host)?,
+            residual: gpu.stream.clone_htod(&r_host)?,
+            scratch: q4::Workspace::new(gpu, shape.n)?,
+            weights,
+            dense,
+            x_host,
+            r_host,
+            reference: None,
+        }))
+    }
+}
+
+struct Q4Prepared {
+    shape: Shape,
+    tokens: usize,
+    weights: Vec<q4::DeviceWeights>,
+    x: CudaSlice<bf16>,
+    /// The residual's prepared values (device copy, for resets) and the working buffer.
+    initial: CudaSlice<bf16>,
+    residual: CudaSlice<bf16>,
+    scratch: q4::Workspace,
+    dense: synthetic::DenseQ4,
+    x_host: Vec<bf16>,
+    r_host: Vec<bf16>,
+    reference: Option<Vec<f64>>,
+}
+
+impl Q4Prepared {
+    fn compare(&self, gpu: &Gpu, width: usize) -> anyhow::Result<(f64, Option<String>)> {
+        let reference = self.reference.as_ref().context("prepare_check first")?;
+        let host = gpu.stream.clone_dtoh(&self.residual)?;
+        Ok(compare_rows_add(
+            &host,
+            &self.r_host,
+            reference,
+            self.shape.n,
+            width,
+            self.tokens,
+        ))
+    }
+
+    fn reset(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        gpu.stream.memcpy_dtod(&self.initial, &mut self.residual)?;
+        Ok(())
+    }
+}
+
+impl Prepared for Q4Prepared {
+    fn bytes(&self, t: usize) -> usize {
+        // Weights, activations, and the residual read and written.
+        self.shape.weight_bytes() + t * self.shape.k * 2 + 2 * t * self.shape.n * 2
+    }
+
+    fn forward(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()> {
+        q4::forward(
+            gpu,
+            &self.weights[copy],
+            &mut self.scratch,
+            &self.x,
+            t,
+            &mut self.residual,
+            choose,
+        )
+    }
+
+    fn routed_only(
+        &mut self,
+        gpu: &Gpu,
+        copy: usize,
+        t: usize,
+        choose: Choose,
+    ) -> anyhow::Result<()> {
+        // No helper kernels: the whole op is routed launches.
+        self.forward(gpu, copy, t, choose)
+    }
+
+    fn reset_output(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        self.reset(gpu)
+    }
+
+    fn output(&self, gpu: &Gpu, t: usize) -> anyhow::Result<Vec<f64>> {
+        let y = gpu
+            .stream
+            .clone_dtoh(&self.residual.slice(..t * self.shape.n))?;
+        Ok(y.iter().map(|v| v.to_f64()).collect())
+    }
+
+    fn prepare_check(&mut self, _gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
+        let Shape { n, k } = self.shape;
+        self.reference = Some(reference::reference_linear_add(
+            &self.r_host,
+            &self.dense.codes,
+            &self.dense.scales,
+            &self.x_host,
+            n,
+            k,
+            self.tokens,
+        ));
+        Ok(Vec::new())
+    }
+
+    fn check_variant(
+        &mut self,
+        gpu: &Gpu,
+        variant: &'static Variant,
+        width: usize,
+    ) -> anyhow::Result<(f64, Option<String>)> {
+        self.reset(gpu)?;
+        match q4::project(
+            gpu,
+            variant,
+            &self.weights[0],
+            &mut self.scratch,
+            &self.x,
+            0,
+            width,
+            &mut self.residual,
+        )
+        .and_then(|_| gpu.sync())
+        {
+            Ok(()) => self.compare(gpu, width),
+            Err(e) => Ok((f64::INFINITY, Some(format!("{e:#}")))),
+        }
+    }
+
+    fn check_forward(
+        &mut self,
+        gpu: &Gpu,
+        t: usize,
+        choose: Choose,
+    ) -> anyhow::Result<(f64, Option<String>)> {
+        self.reset(gpu)?;
+        match self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync()) {
+            Ok(()) => self.compare(gpu, t),
+            Err(e) => Ok((f64::INFINITY, Some(format!("{e:#}")))),
+        }
+    }
+}
