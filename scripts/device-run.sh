@@ -23,9 +23,13 @@ tail -25 "$OUT/check.txt" | tee -a "$log"
 [ $rc -eq 0 ] || { say "check failed (rc=$rc): stopping"; exit 1; }
 
 if [ "${1:-}" != quick ]; then
-  say "== compute-sanitizer memcheck (every variant on t2_i8_small/5120x6144)"
-  compute-sanitizer --tool memcheck --print-limit 20 $B/ninfer check --only t2_i8_small/5120x6144 > "$OUT/memcheck.txt" 2>&1
-  say "memcheck rc=$?"; grep -E "ERROR SUMMARY|checks of" "$OUT/memcheck.txt" | tee -a "$log"
+  : > "$OUT/memcheck.txt"
+  # memcheck on the first (smallest) key of every family: every variant, every width
+  for key in $($B/ninfer catalog --json | python3 -c 'import json,sys; print(" ".join(f["keys"][0] for f in json.load(sys.stdin)["families"]))'); do
+    say "== compute-sanitizer memcheck (every variant of $key)"
+    compute-sanitizer --tool memcheck --print-limit 20 $B/ninfer check --only "$key" >> "$OUT/memcheck.txt" 2>&1
+    say "memcheck rc=$?"; grep -E "ERROR SUMMARY|checks of" "$OUT/memcheck.txt" | tail -2 | tee -a "$log"
+  done
 fi
 
 say "== bench, compiled routes"
@@ -52,6 +56,6 @@ $B/ninfer bench --out "$OUT/bench-calibrated.json" 2>/dev/null | tee -a "$log"
 say "== calibrated vs compiled routes (re-measured, same run)"
 python3 scripts/compare_routes.py "$OUT/bench-compiled.json" "$OUT/bench-calibrated.json" | tee -a "$log"
 say "== comparison (compiled routes vs PyTorch, same run)"
-python3 scripts/compare_baselines.py "$OUT/torch.json" "$OUT/bench-compiled.json" | tee -a "$log"
+python3 scripts/compare_baselines.py --all "$OUT/torch.json" "$OUT/bench-compiled.json" | tee -a "$log"
 say "== comparison (calibrated routes vs PyTorch, same run)"
-python3 scripts/compare_baselines.py "$OUT/torch.json" "$OUT/bench-calibrated.json" | tee -a "$log"
+python3 scripts/compare_baselines.py --all "$OUT/torch.json" "$OUT/bench-calibrated.json" | tee -a "$log"
