@@ -59,3 +59,7 @@ say "== comparison (compiled routes vs PyTorch, same run)"
 python3 scripts/compare_baselines.py --all "$OUT/torch.json" "$OUT/bench-compiled.json" | tee -a "$log"
 say "== comparison (calibrated routes vs PyTorch, same run)"
 python3 scripts/compare_baselines.py --all "$OUT/torch.json" "$OUT/bench-calibrated.json" | tee -a "$log"
+
+say "== the main job on this GPU: ninfer routes (built-in entry, then a start-up calibration into an empty file)"
+NINFER_DEVICE_PROFILES=$work/empty.json $B/ninfer routes 2>&1 | head -12 | tee -a "$log"
+NINFER_DEVICE_PROFILES=$work/startup.json $B/ninfer routes --device-profile calibrate 2>&1 | tee -a "$log"
