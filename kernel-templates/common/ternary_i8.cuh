@@ -16,6 +16,19 @@ __device__ __forceinline__ uint4 ninfer_ld_stream_v4(const uint4* p)
     return r;
 }
 
+// Predicated forms (one setp + a predicated load, no branch): r keeps its value when !pred.
+__device__ __forceinline__ void ninfer_ld_stream_v4_if(uint4& r, const uint4* p, int pred)
+{
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %5, 0; @p ld.global.nc.L1::no_allocate.v4.u32 { %0, %1, %2, %3 }, [%4]; }"
+                 : "+r"(r.x), "+r"(r.y), "+r"(r.z), "+r"(r.w)
+                 : "l"(p), "r"(pred));
+}
+
+__device__ __forceinline__ void ninfer_ld_u32_if(unsigned int& r, const void* p, int pred)
+{
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p ld.global.nc.u32 %0, [%1]; }" : "+r"(r) : "l"(p), "r"(pred));
+}
+
 // 16-byte read-only load through L1 (activations: re-read by every CTA, L2/L1 resident).
 __device__ __forceinline__ uint4 ninfer_ld_v4(const void* p)
 {
@@ -67,28 +80,39 @@ template <int N> __device__ __forceinline__ void ninfer_cp_async_wait()
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
-// PRMT with both sources equal to 0xFF000100: selector nibble 0 -> 0x00, 1 -> 0x01,
-// 3 -> 0xFF (2 -> 0x00, never produced); nibble bit 2 is don't-care, bit 3 must be 0.
-__device__ __forceinline__ unsigned int ninfer_prmt_ternary(unsigned int sel)
+// Pair codes: one nibble holds the ternary weights (x, y) of rows g and g+8 at one k
+// (docs/formats.md). PRMT's 8-byte table {b, a} indexed by nibble bits 2:0 gives x (X
+// table) or y (Y table); nibble 15 (bit 3, sign mode: the sign of table byte 7) gives
+// (-1, 0). Tables, nibble 0..7 -> (x, y): (0,0) (1,0) (0,1) (1,1) (0,-1) (1,-1) (-1,-1) (-1,1).
+#define NINFER_T2_XA 0x01000100u
+#define NINFER_T2_XB 0xFFFF0100u
+#define NINFER_T2_YA 0x01010000u
+#define NINFER_T2_YB 0x01FFFFFFu
+
+__device__ __forceinline__ unsigned int ninfer_prmt(unsigned int a, unsigned int b, unsigned int sel)
 {
     unsigned int r;
-    asm("prmt.b32 %0, %1, %1, %2;" : "=r"(r) : "r"(0xFF000100u), "r"(sel));
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
     return r;
 }
 
-// Decode one 32-bit word (16 codes) into the four int8 A registers of one m16n8k32
-// k-step. Word bit 16*h + 4*j + 2*r holds the code of A register (2*h + r), byte j.
+// Decode one 32-bit word (8 pair nibbles: 16 weights) into the four
+// int8 A registers of one m16n8k32 k-step. Nibble j (bits 4j..4j+3, j < 4) is byte j of
+// (a[0], a[1]); nibble 4 + j is byte j of (a[2], a[3]). PRMT reads selector bits 15:0:
 //   a[0] = row g,   k-half 0    a[1] = row g+8, k-half 0
 //   a[2] = row g,   k-half 1    a[3] = row g+8, k-half 1
-// 9 instructions: LOP3, SHF+LOP3, 2 SHF, 4 PRMT (PRMT reads only selector bits 15:0).
-__device__ __forceinline__ void ninfer_decode_ternary_word(unsigned int w, unsigned int (&a)[4])
+// 5 instructions: 1 SHF, 4 PRMT.
+// xa, ya: NINFER_T2_XA, NINFER_T2_YA, passed in registers (the caller can keep them live
+// instead of letting the compiler rematerialize them per use).
+__device__ __forceinline__ void ninfer_decode_ternary_word(unsigned int w, unsigned int (&a)[4],
+                                                           unsigned int xa = NINFER_T2_XA,
+                                                           unsigned int ya = NINFER_T2_YA)
 {
-    const unsigned int m0 = w & 0x33333333u;
-    const unsigned int m1 = (w >> 2) & 0x33333333u;
-    a[0] = ninfer_prmt_ternary(m0);
-    a[1] = ninfer_prmt_ternary(m1);
-    a[2] = ninfer_prmt_ternary(m0 >> 16);
-    a[3] = ninfer_prmt_ternary(m1 >> 16);
+    const unsigned int hi = w >> 16;
+    a[0] = ninfer_prmt(xa, NINFER_T2_XB, w);
+    a[1] = ninfer_prmt(ya, NINFER_T2_YB, w);
+    a[2] = ninfer_prmt(xa, NINFER_T2_XB, hi);
+    a[3] = ninfer_prmt(ya, NINFER_T2_YB, hi);
 }
 
 // d = A(16x32 s8, row) * B(32x8 s8, col) + c, int32 accumulate.

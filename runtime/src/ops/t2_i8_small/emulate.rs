@@ -47,21 +47,15 @@ pub fn prmt(a: u32, b: u32, c: u32) -> u32 {
     d
 }
 
-/// `ninfer_prmt_ternary` of common/ternary_i8.cuh.
-pub fn prmt_ternary(sel: u32) -> u32 {
-    prmt(0xFF00_0100, 0xFF00_0100, sel)
-}
-
-/// `ninfer_decode_ternary_word` of common/ternary_i8.cuh: one word → four A registers.
+/// `ninfer_decode_ternary_word` of common/ternary_i8.cuh: one word → four A registers
+/// (PRMT with the X and Y pair tables on the word and on its upper half).
 pub fn decode_word(w: u32) -> [u32; 4] {
-    let m0 = w & 0x3333_3333;
-    let m1 = (w >> 2) & 0x3333_3333;
-    [
-        prmt_ternary(m0),
-        prmt_ternary(m1),
-        prmt_ternary(m0 >> 16),
-        prmt_ternary(m1 >> 16),
-    ]
+    const XA: u32 = 0x0100_0100;
+    const XB: u32 = 0xFFFF_0100;
+    const YA: u32 = 0x0101_0000;
+    const YB: u32 = 0x01FF_FFFF;
+    let hi = w >> 16;
+    [prmt(XA, XB, w), prmt(YA, YB, w), prmt(XA, XB, hi), prmt(YA, YB, hi)]
 }
 
 /// PTX ISA m16n8k32 (.s8) A fragment: lane, register (0..4), byte (0..4) → (row, k).
@@ -220,14 +214,19 @@ pub fn emulate(
                                     a_step[lane] = decode_word(le_u32(&bytes[4 * step..]));
                                 }
                                 let g = lane / 4;
-                                wg[lane] = p.scales[sblk + g].to_f32();
-                                wg8[lane] = p.scales[sblk + g + 8].to_f32();
+                                // one u32 pair: rows g, g+8
+                                wg[lane] = p.scales[sblk + 2 * g].to_f32();
+                                wg8[lane] = p.scales[sblk + 2 * g + 1].to_f32();
                             }
                             for c in 0..ct {
                                 if c * 8 >= t {
                                     continue;
                                 }
-                                for h in 0..2 {
+                                // Chunk sums d[h] (exact int32), then per element
+                                // p = d0*x0 (one rounding), p = fma(d1, x1, p),
+                                // acc = fma(p, wg, acc): the kernel's order.
+                                let mut d = [[[0i32; 4]; 32]; 2];
+                                for (h, dh) in d.iter_mut().enumerate() {
                                     let mut b0 = [[0u32; 2]; 32];
                                     let mut b1 = [[0u32; 2]; 32];
                                     for lane in 0..32 {
@@ -235,17 +234,19 @@ pub fn emulate(
                                         b0[lane] = [le_u32(&v[0..]), le_u32(&v[4..])];
                                         b1[lane] = [le_u32(&v[8..]), le_u32(&v[12..])];
                                     }
-                                    let d = mma_m16n8k32(&a[2 * h], &b0, &[[0; 4]; 32]);
-                                    let d = mma_m16n8k32(&a[2 * h + 1], &b1, &d);
-                                    for lane in 0..32 {
-                                        let (s0, s1) = (xs0[c * 32 + lane], xs1[c * 32 + lane]);
-                                        let x0 = if h == 1 { half_hi(s0) } else { half_lo(s0) };
-                                        let x1 = if h == 1 { half_hi(s1) } else { half_lo(s1) };
-                                        let e = &mut acc[r * ct + c][lane];
-                                        e[0] = (d[lane][0] as f32).mul_add(wg[lane] * x0, e[0]);
-                                        e[1] = (d[lane][1] as f32).mul_add(wg[lane] * x1, e[1]);
-                                        e[2] = (d[lane][2] as f32).mul_add(wg8[lane] * x0, e[2]);
-                                        e[3] = (d[lane][3] as f32).mul_add(wg8[lane] * x1, e[3]);
+                                    let m = mma_m16n8k32(&a[2 * h], &b0, &[[0; 4]; 32]);
+                                    *dh = mma_m16n8k32(&a[2 * h + 1], &b1, &m);
+                                }
+                                for lane in 0..32 {
+                                    let (s0, s1) = (xs0[c * 32 + lane], xs1[c * 32 + lane]);
+                                    let xcol = [(half_lo(s0), half_hi(s0)), (half_lo(s1), half_hi(s1))];
+                                    let e = &mut acc[r * ct + c][lane];
+                                    for (i, ei) in e.iter_mut().enumerate() {
+                                        let (x0, x1) = xcol[i & 1];
+                                        let w = if i < 2 { wg[lane] } else { wg8[lane] };
+                                        let p = d[0][lane][i] as f32 * x0;
+                                        let p = (d[1][lane][i] as f32).mul_add(x1, p);
+                                        *ei = p.mul_add(w, *ei);
                                     }
                                 }
                             }
@@ -302,33 +303,32 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     #[test]
-    fn prmt_ternary_table() {
-        // selector nibble: 0 → 0x00, 1 → 0x01, 3 → 0xFF; bit 2 don't care.
-        assert_eq!(prmt_ternary(0x3100), 0xFF01_0000);
-        assert_eq!(prmt_ternary(0x7540), 0xFF01_0000);
-        // sign mode (bit 3) would break +1: why the decode masks with 0x3333.
-        assert_eq!(prmt_ternary(0x0009), 0);
-    }
-
-    #[test]
-    fn decode_word_matches_the_slot_mapping() {
-        // Code of register (2h + r), byte j at bit 16h + 4j + 2r.
+    fn decode_word_matches_the_pair_mapping() {
+        // Nibble j (< 4) → byte j of (a0, a1); nibble 4 + j → byte j of (a2, a3).
+        use super::super::pack::{decode_pair, encode_pair};
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         for _ in 0..1000 {
             let vals: Vec<i8> = (0..16).map(|_| rng.random_range(-1i8..=1)).collect();
             let mut w = 0u32;
-            for reg in 0..4 {
+            for h in 0..2 {
                 for j in 0..4 {
-                    let bit = 16 * (reg / 2) + 4 * j + 2 * (reg % 2);
-                    w |= u32::from(super::super::pack::encode(vals[reg * 4 + j])) << bit;
+                    let n = encode_pair(vals[8 * h + j], vals[8 * h + 4 + j]);
+                    w |= u32::from(n) << (4 * (4 * h + j));
                 }
             }
             let a = decode_word(w);
-            for reg in 0..4 {
+            for h in 0..2 {
                 for j in 0..4 {
-                    assert_eq!((a[reg] >> (8 * j)) as u8 as i8, vals[reg * 4 + j]);
+                    assert_eq!((a[2 * h] >> (8 * j)) as u8 as i8, vals[8 * h + j]);
+                    assert_eq!((a[2 * h + 1] >> (8 * j)) as u8 as i8, vals[8 * h + 4 + j]);
                 }
             }
+        }
+        // Every nibble decodes as decode_pair says (8..=14 included).
+        for n in 0..16u32 {
+            let a = decode_word(n);
+            let (x, y) = decode_pair(n as u8);
+            assert_eq!((a[0] as u8 as i8, a[1] as u8 as i8), (x, y), "nibble {n}");
         }
     }
 

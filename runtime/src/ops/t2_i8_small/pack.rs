@@ -1,17 +1,20 @@
 //! Host packing of ternary weights into the `t2_i8_small` kernel format (docs/formats.md).
 //!
-//! Codes: 2 bits, `00` → 0, `01` → +1, `11` → −1 (`10` is never produced). The codes of
-//! 16-row tile `r` and 128-wide K group `g` form one 512-byte block at byte offset
-//! `(r * (k/128) + g) * 512`. Lane `L` of a warp reads the 16 bytes at `+16 L` as four
+//! Pair codes: the weights `(x, y)` of rows `r` and `r + 8` of a 16-row tile at the same
+//! k share one 4-bit nibble ([`encode_pair`]; nibbles 8..=14 are never produced). The
+//! codes of 16-row tile `t` and 128-wide K group `g` form one 512-byte block at byte offset
+//! `(t * (k/128) + g) * 512`. Lane `L` of a warp reads the 16 bytes at `+16 L` as four
 //! little-endian 32-bit words; word `s` holds the A fragment of the group's k-step `s`
-//! of the m16n8k32 MMA. Inside a lane, bit `b` (even) of word `s` is the code of
+//! of the m16n8k32 MMA. Inside a lane, nibble `i` (bits `4i..4i+3`) of word `s` holds the
+//! pair of
 //!
 //! ```text
-//!   row in tile  = L/4 + 8 * ((b >> 1) & 1)
-//!   k in group   = 64 * (s >> 1) + 16 * (L % 4) + 8 * (s & 1) + 4 * (b >> 4) + ((b >> 2) & 3)
+//!   rows in tile = L/4 and L/4 + 8
+//!   k in group   = 64 * (s >> 1) + 16 * (L % 4) + 8 * (s & 1) + 4 * (i >> 2) + (i & 3)
 //! ```
 //!
-//! (see [`code_coord`] / [`code_slot`]). Scales are stored `[n/16][k/128][16]` FP16.
+//! (see [`code_coord`] / [`code_slot`]). Scales are stored `[n/16][k/128][8][2]` FP16: the
+//! scales of rows `i` and `i + 8` of a tile side by side (one 32-bit load).
 
 use half::f16;
 
@@ -29,22 +32,28 @@ pub struct PackedTernary {
     pub k: usize,
     /// `n * k / 4` bytes, blocks of 512 bytes per (16-row tile, 128-wide group).
     pub codes: Vec<u8>,
-    /// `[n/16][k/128][16]`: the scale of row `16*r + i`, group `g` at `(r*(k/128) + g)*16 + i`.
+    /// `[n/16][k/128][8][2]`: the scale of row `16*r + i`, group `g` at
+    /// `(r*(k/128) + g)*16 + 2*(i % 8) + i / 8` (rows `i`, `i + 8` side by side).
     pub scales: Vec<f16>,
 }
 
-/// Where a code lives inside its block: lane (0..32), word (0..4), bit (even, 0..32).
+/// Where a weight lives inside its block: lane (0..32), word (0..4), nibble (0..8) and
+/// the member of the nibble's pair (0: row `L/4`, 1: row `L/4 + 8`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slot {
     pub lane: usize,
     pub word: usize,
-    pub bit: usize,
+    pub nibble: usize,
+    pub member: usize,
 }
 
 impl Slot {
-    /// Byte offset inside the block and bit shift inside that byte.
+    /// Byte offset inside the block and bit shift of the nibble inside that byte.
     pub fn byte_and_shift(&self) -> (usize, usize) {
-        (16 * self.lane + 4 * self.word + self.bit / 8, self.bit % 8)
+        (
+            16 * self.lane + 4 * self.word + self.nibble / 2,
+            4 * (self.nibble % 2),
+        )
     }
 }
 
@@ -56,12 +65,11 @@ pub fn code_slot(row: usize, kk: usize) -> Slot {
     let s_lo = (kk % 16) / 8;
     let h = (kk % 8) / 4;
     let j = kk % 4;
-    let g = row % 8;
-    let rh = row / 8;
     Slot {
-        lane: 4 * g + q,
+        lane: 4 * (row % 8) + q,
         word: 2 * s_hi + s_lo,
-        bit: 16 * h + 4 * j + 2 * rh,
+        nibble: 4 * h + j,
+        member: row / 8,
     }
 }
 
@@ -70,30 +78,49 @@ pub fn code_coord(slot: Slot) -> (usize, usize) {
     let Slot {
         lane,
         word: s,
-        bit: b,
+        nibble: i,
+        member,
     } = slot;
-    debug_assert!(lane < 32 && s < 4 && b < 32 && b % 2 == 0);
-    let row = lane / 4 + 8 * ((b >> 1) & 1);
-    let kk = 64 * (s >> 1) + 16 * (lane % 4) + 8 * (s & 1) + 4 * (b >> 4) + ((b >> 2) & 3);
+    debug_assert!(lane < 32 && s < 4 && i < 8 && member < 2);
+    let row = lane / 4 + 8 * member;
+    let kk = 64 * (s >> 1) + 16 * (lane % 4) + 8 * (s & 1) + 4 * (i >> 2) + (i & 3);
     (row, kk)
 }
 
-/// 2-bit code of a ternary value.
-pub fn encode(v: i8) -> u8 {
-    match v {
-        0 => 0b00,
-        1 => 0b01,
-        -1 => 0b11,
-        _ => panic!("ternary value {v} is not in {{-1, 0, 1}}"),
+/// Nibbles 0..=7 → (x, y): the kernel's PRMT tables (common/ternary_i8.cuh).
+pub const PAIRS: [(i8, i8); 8] = [
+    (0, 0),
+    (1, 0),
+    (0, 1),
+    (1, 1),
+    (0, -1),
+    (1, -1),
+    (-1, -1),
+    (-1, 1),
+];
+
+/// Nibble of the pair (x, y) = (row r, row r + 8): 0..=7 from [`PAIRS`], `(-1, 0)` → 15
+/// (PRMT sign mode on table byte 7: FF for x, 01 → 00 for y).
+pub fn encode_pair(x: i8, y: i8) -> u8 {
+    assert!(
+        (-1..=1).contains(&x) && (-1..=1).contains(&y),
+        "ternary values ({x}, {y}) are not in {{-1, 0, 1}}"
+    );
+    if (x, y) == (-1, 0) {
+        return 15;
     }
+    PAIRS.iter().position(|&p| p == (x, y)).unwrap() as u8
 }
 
-/// Value of a 2-bit code (`10` decodes to 0, as the kernel's PRMT does; never produced).
-pub fn decode(c: u8) -> i8 {
-    match c & 3 {
-        0b01 => 1,
-        0b11 => -1,
-        _ => 0,
+/// Pair of a nibble, as the kernel's PRMT decodes it (8..=14, never produced, decode to
+/// the sign of the table byte they select).
+pub fn decode_pair(n: u8) -> (i8, i8) {
+    let n = n & 15;
+    let (x, y) = PAIRS[(n & 7) as usize];
+    if n & 8 != 0 {
+        (x.min(0), y.min(0))
+    } else {
+        (x, y)
     }
 }
 
@@ -116,8 +143,8 @@ pub fn pack_ternary(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedT
         n * groups,
         "scales must hold n*(k/128) values"
     );
-    // Byte positions of a block, computed once: (byte, shift) for (row, kk).
-    let table: Vec<(usize, usize)> = (0..TILE_ROWS * GROUP)
+    // Byte positions of a block, computed once: (byte, shift) for (row < 8, kk).
+    let table: Vec<(usize, usize)> = (0..8 * GROUP)
         .map(|i| code_slot(i / GROUP, i % GROUP).byte_and_shift())
         .collect();
     let mut out = vec![0u8; n * k / 4];
@@ -125,14 +152,18 @@ pub fn pack_ternary(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedT
     for tile in 0..n / TILE_ROWS {
         for g in 0..groups {
             let block = (tile * groups + g) * BLOCK_BYTES;
-            for r in 0..TILE_ROWS {
+            for r in 0..8 {
                 let row = tile * TILE_ROWS + r;
-                let src = &codes[row * k + g * GROUP..row * k + (g + 1) * GROUP];
-                for (kk, &v) in src.iter().enumerate() {
+                let lo = &codes[row * k + g * GROUP..row * k + (g + 1) * GROUP];
+                let hi = &codes[(row + 8) * k + g * GROUP..(row + 8) * k + (g + 1) * GROUP];
+                for kk in 0..GROUP {
                     let (byte, shift) = table[r * GROUP + kk];
-                    out[block + byte] |= encode(v) << shift;
+                    out[block + byte] |= encode_pair(lo[kk], hi[kk]) << shift;
                 }
-                out_scales[(tile * groups + g) * TILE_ROWS + r] = scales[row * groups + g];
+                for m in 0..2 {
+                    out_scales[(tile * groups + g) * TILE_ROWS + 2 * r + m] =
+                        scales[(row + 8 * m) * groups + g];
+                }
             }
         }
     }
@@ -158,18 +189,26 @@ pub fn unpack_ternary(p: &PackedTernary) -> (Vec<i8>, Vec<f16>) {
             let block = &p.codes[(tile * groups + g) * BLOCK_BYTES..][..BLOCK_BYTES];
             for lane in 0..32 {
                 for word in 0..4 {
-                    for bit in (0..32).step_by(2) {
-                        let slot = Slot { lane, word, bit };
+                    for nibble in 0..8 {
+                        let mut slot = Slot {
+                            lane,
+                            word,
+                            nibble,
+                            member: 0,
+                        };
                         let (byte, shift) = slot.byte_and_shift();
-                        let (r, kk) = code_coord(slot);
-                        let row = tile * TILE_ROWS + r;
-                        codes[row * k + g * GROUP + kk] = decode(block[byte] >> shift);
+                        let (x, y) = decode_pair(block[byte] >> shift);
+                        for (member, v) in [(0, x), (1, y)] {
+                            slot.member = member;
+                            let (r, kk) = code_coord(slot);
+                            codes[(tile * TILE_ROWS + r) * k + g * GROUP + kk] = v;
+                        }
                     }
                 }
             }
             for r in 0..TILE_ROWS {
                 scales[(tile * TILE_ROWS + r) * groups + g] =
-                    p.scales[(tile * groups + g) * TILE_ROWS + r];
+                    p.scales[(tile * groups + g) * TILE_ROWS + 2 * (r % 8) + r / 8];
             }
         }
     }
@@ -183,12 +222,12 @@ mod tests {
 
     #[test]
     fn slot_mapping_is_a_bijection() {
-        let mut seen = vec![false; 32 * 4 * 16];
+        let mut seen = vec![false; 32 * 4 * 8 * 2];
         for row in 0..TILE_ROWS {
             for kk in 0..GROUP {
                 let s = code_slot(row, kk);
                 assert_eq!(code_coord(s), (row, kk));
-                let i = (s.lane * 4 + s.word) * 16 + s.bit / 2;
+                let i = ((s.lane * 4 + s.word) * 8 + s.nibble) * 2 + s.member;
                 assert!(!seen[i], "slot {s:?} used twice");
                 seen[i] = true;
             }
@@ -197,13 +236,18 @@ mod tests {
     }
 
     #[test]
-    fn encode_decode() {
-        for v in [-1i8, 0, 1] {
-            assert_eq!(decode(encode(v)), v);
+    fn encode_decode_pairs() {
+        let mut nibbles = Vec::new();
+        for x in -1i8..=1 {
+            for y in -1i8..=1 {
+                let n = encode_pair(x, y);
+                assert_eq!(decode_pair(n), (x, y));
+                nibbles.push(n);
+            }
         }
-        assert_eq!(encode(1), 0b01);
-        assert_eq!(encode(-1), 0b11);
-        assert_eq!(decode(0b10), 0);
+        nibbles.sort();
+        assert_eq!(nibbles, [0, 1, 2, 3, 4, 5, 6, 7, 15]);
+        assert_eq!(encode_pair(0, 0), 0);
     }
 
     #[test]
@@ -216,11 +260,11 @@ mod tests {
                 .collect();
             let p = pack_ternary(&codes, &scales, n, k);
             assert_eq!(p.codes.len(), n * k / 4);
-            // 10 is never produced.
+            // nibbles 8..=14 are never produced.
             assert!(p
                 .codes
                 .iter()
-                .all(|b| (0..4).all(|i| (b >> (2 * i)) & 3 != 0b10)));
+                .all(|b| [b & 15, b >> 4].iter().all(|&v| v < 8 || v == 15)));
             let (c2, s2) = unpack_ternary(&p);
             assert_eq!(c2, codes);
             assert_eq!(s2, scales);
@@ -229,8 +273,8 @@ mod tests {
 
     #[test]
     fn known_positions() {
-        // Row 0, k 0 → lane 0, word 0, bit 0; row 8 → bit 2; k 4 → bit 16; k 8 → word 1;
-        // k 16 → lane 1; k 64 → word 2; row 1 → lane 4.
+        // Rows 0 and 8, k 0 → lane 0, word 0, nibble 0; k 4 → nibble 4; k 8 → word 1;
+        // k 16 → lane 1; k 64 → word 2; row 1 → lane 4. Returns (lane, word, nibble, value).
         let (n, k) = (16, 128);
         let one = |row: usize, kk: usize| {
             let mut c = vec![0i8; n * k];
@@ -242,25 +286,28 @@ mod tests {
                 .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
                 .collect();
             let i = words.iter().position(|&w| w != 0).unwrap();
-            (i / 4, i % 4, words[i].trailing_zeros())
+            let nib = words[i].trailing_zeros() / 4;
+            (i / 4, i % 4, nib, (words[i] >> (4 * nib)) & 15)
         };
-        assert_eq!(one(0, 0), (0, 0, 0));
-        assert_eq!(one(8, 0), (0, 0, 2));
-        assert_eq!(one(0, 1), (0, 0, 4));
-        assert_eq!(one(0, 4), (0, 0, 16));
-        assert_eq!(one(0, 8), (0, 1, 0));
-        assert_eq!(one(0, 16), (1, 0, 0));
-        assert_eq!(one(0, 64), (0, 2, 0));
-        assert_eq!(one(1, 0), (4, 0, 0));
-        assert_eq!(one(15, 127), (31, 3, 16 + 12 + 2));
+        assert_eq!(one(0, 0), (0, 0, 0, 15));
+        assert_eq!(one(8, 0), (0, 0, 0, 4));
+        assert_eq!(one(0, 1), (0, 0, 1, 15));
+        assert_eq!(one(0, 4), (0, 0, 4, 15));
+        assert_eq!(one(0, 8), (0, 1, 0, 15));
+        assert_eq!(one(0, 16), (1, 0, 0, 15));
+        assert_eq!(one(0, 64), (0, 2, 0, 15));
+        assert_eq!(one(1, 0), (4, 0, 0, 15));
+        assert_eq!(one(15, 127), (31, 3, 7, 4));
     }
 
     #[test]
-    fn scales_are_tile_major() {
+    fn scales_are_paired() {
         let (n, k) = (32, 256);
         let scales: Vec<f16> = (0..n * 2).map(|i| f16::from_f32(i as f32)).collect();
         let p = pack_ternary(&vec![0; n * k], &scales, n, k);
-        // row 17 (tile 1, i 1), group 1 → (1*2 + 1)*16 + 1
-        assert_eq!(p.scales[(2 + 1) * 16 + 1], scales[17 * 2 + 1]);
+        // row 17 (tile 1, i 1), group 1 → block (1*2 + 1), pair 1, member 0
+        assert_eq!(p.scales[(2 + 1) * 16 + 2], scales[17 * 2 + 1]);
+        // row 25 (tile 1, i 9), group 1 → pair 1, member 1
+        assert_eq!(p.scales[(2 + 1) * 16 + 3], scales[25 * 2 + 1]);
     }
 }
