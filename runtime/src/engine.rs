@@ -47,7 +47,22 @@ impl Engine {
         let decision = mode::decide(mode, &identity, &file, builtin::table(), &catalog.digest);
         if let Decision::CalibrateNow(_) = decision {
             progress(&format!("calibrating {} ({decision})", identity.name));
-            let outcome = calibrate::measure::run(&gpu, &Selection::default(), progress)?;
+            // One line per route key, not per width.
+            let last_key = std::cell::RefCell::new(String::new());
+            let per_key = |tick: &str| {
+                let key = tick.split(' ').next().unwrap_or(tick);
+                if *last_key.borrow() != key {
+                    progress(&format!("  measuring {key}"));
+                    *last_key.borrow_mut() = key.to_string();
+                }
+            };
+            let outcome = calibrate::measure::run(&gpu, &Selection::default(), &per_key)?;
+            progress(&format!(
+                "  {} keys measured, {} routed off the compiled route, {:.1} s",
+                outcome.routes.len(),
+                outcome.keys_off_compiled,
+                outcome.seconds
+            ));
             let entry = calibrate::to_entry(&outcome, &gpu);
             match &located {
                 Some(p) => match store::upsert(p, &entry) {
