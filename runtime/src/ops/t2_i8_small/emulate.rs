@@ -55,7 +55,12 @@ pub fn decode_word(w: u32) -> [u32; 4] {
     const YA: u32 = 0x0101_0000;
     const YB: u32 = 0x01FF_FFFF;
     let hi = w >> 16;
-    [prmt(XA, XB, w), prmt(YA, YB, w), prmt(XA, XB, hi), prmt(YA, YB, hi)]
+    [
+        prmt(XA, XB, w),
+        prmt(YA, YB, w),
+        prmt(XA, XB, hi),
+        prmt(YA, YB, hi),
+    ]
 }
 
 /// PTX ISA m16n8k32 (.s8) A fragment: lane, register (0..4), byte (0..4) → (row, k).
@@ -239,7 +244,8 @@ pub fn emulate(
                                 }
                                 for lane in 0..32 {
                                     let (s0, s1) = (xs0[c * 32 + lane], xs1[c * 32 + lane]);
-                                    let xcol = [(half_lo(s0), half_hi(s0)), (half_lo(s1), half_hi(s1))];
+                                    let xcol =
+                                        [(half_lo(s0), half_hi(s0)), (half_lo(s1), half_hi(s1))];
                                     let e = &mut acc[r * ct + c][lane];
                                     for (i, ei) in e.iter_mut().enumerate() {
                                         let (x0, x1) = xcol[i & 1];
