@@ -36,7 +36,9 @@ say "== bench, compiled routes"
 $B/ninfer bench --device-profile off --out "$OUT/bench-compiled.json" 2>/dev/null | tee -a "$log"
 
 say "== PyTorch baselines"
-python3 scripts/torch_baselines.py --widths 1,2,3,4,5,6,7,8,10,12,14,16,20,24,28,32,40,48,56,64 --out "$OUT/torch.json" 2> "$work/torch.txt" || tail -5 "$work/torch.txt"
+# Every shape of the catalog's route keys (<N>x<K>), at every calibration width.
+shapes=$($B/ninfer catalog --json | python3 -c 'import json,sys; print(",".join(sorted({k.split("/")[-1] for f in json.load(sys.stdin)["families"] for k in f["keys"]})))')
+python3 scripts/torch_baselines.py --shapes "$shapes" --widths 1,2,3,4,5,6,7,8,10,12,14,16,20,24,28,32,40,48,56,64 --out "$OUT/torch.json" 2> "$work/torch.txt" || tail -5 "$work/torch.txt"
 
 say "== ninfer-calibrate (twice)"
 start=$(date +%s%N)
