@@ -8,6 +8,7 @@
 
 use half::{bf16, f16};
 
+use super::launch::act_smem_layout;
 use super::pack::{PackedTernary, BLOCK_BYTES, GROUP, TILE_ROWS};
 
 /// The kernel's template parameters.
@@ -20,6 +21,9 @@ pub struct Schedule {
     pub words: usize,
     /// CTAs splitting K per row tile: CTA `s` takes groups `s*G/k_split .. (s+1)*G/k_split`.
     pub k_split: usize,
+    /// `act_smem`: the lanes read the activations from the CTA's staged copy
+    /// (`launch::act_smem_layout`) instead of from `xq`/`xs`.
+    pub act_smem: bool,
 }
 
 impl Schedule {
@@ -160,6 +164,29 @@ pub fn emulate(
         for split in 0..s.k_split {
             let gb = split * groups / s.k_split;
             let gl = (split + 1) * groups / s.k_split - gb;
+            // act_smem: the CTA's staged activations, byte for byte the kernel's dynamic
+            // shared memory (tokens < min(t, width), groups gb..gb+gl; padding stays 0).
+            let rows_s = t.min(cols);
+            let lay = act_smem_layout(k, s.k_split, rows_s);
+            let mut smem = vec![0u8; if s.act_smem { lay.bytes } else { 0 }];
+            if s.act_smem {
+                let xs_base = rows_s * lay.xq_pitch;
+                for tok in 0..rows_s {
+                    for j in 0..gl * 128 {
+                        smem[tok * lay.xq_pitch + j] = xq[tok * k + gb * 128 + j] as u8;
+                    }
+                    for j in 0..2 * gl {
+                        let o = xs_base + 2 * (tok * lay.xs_pitch + j);
+                        smem[o..o + 2]
+                            .copy_from_slice(&xs_bits[tok * chunks + 2 * gb + j].to_le_bytes());
+                    }
+                }
+            }
+            let xs_base = rows_s * lay.xq_pitch;
+            let smem_pair = |tok: usize, grp: usize| {
+                let o = xs_base + 2 * (tok * lay.xs_pitch + 2 * (grp - gb));
+                le_u32(&smem[o..o + 4])
+            };
             // red[warp][col][row]
             let mut red = vec![0.0f32; s.k_warps * cols * rows];
             for warp in 0..s.k_warps {
@@ -189,20 +216,34 @@ pub fn emulate(
                                 let tb = c * 8 + g;
                                 if tb < t {
                                     for h in 0..2 {
-                                        let off = tb * k + grp * 128 + h * 64 + q * 16;
-                                        for (dst, &v) in
-                                            xa[c * 32 + lane][h].iter_mut().zip(&xq[off..off + 16])
-                                        {
-                                            *dst = v as u8;
+                                        let dst = &mut xa[c * 32 + lane][h];
+                                        if s.act_smem {
+                                            let off = tb * lay.xq_pitch
+                                                + (grp - gb) * 128
+                                                + h * 64
+                                                + q * 16;
+                                            dst.copy_from_slice(&smem[off..off + 16]);
+                                        } else {
+                                            let off = tb * k + grp * 128 + h * 64 + q * 16;
+                                            for (d, &v) in dst.iter_mut().zip(&xq[off..off + 16]) {
+                                                *d = v as u8;
+                                            }
                                         }
                                     }
                                 }
                                 let tc = c * 8 + 2 * q;
+                                let pair = |tok: usize| {
+                                    if s.act_smem {
+                                        smem_pair(tok, grp)
+                                    } else {
+                                        xs_pair(tok * chunks + 2 * grp)
+                                    }
+                                };
                                 if tc < t {
-                                    xs0[c * 32 + lane] = xs_pair(tc * chunks + 2 * grp);
+                                    xs0[c * 32 + lane] = pair(tc);
                                 }
                                 if tc + 1 < t {
-                                    xs1[c * 32 + lane] = xs_pair((tc + 1) * chunks + 2 * grp);
+                                    xs1[c * 32 + lane] = pair(tc + 1);
                                 }
                             }
                         }
@@ -410,8 +451,14 @@ mod tests {
             stages: 2,
             words,
             k_split: 1,
+            act_smem: false,
         };
         let split = |s: Schedule, k_split| Schedule { k_split, ..s };
+        let staged = |s: Schedule| Schedule {
+            act_smem: true,
+            ..s
+        };
+        let stages = |s: Schedule, stages| Schedule { stages, ..s };
         // k = 640: 5 groups, not divisible by k_warps*words (tails); widths with partial tiles.
         case(32, 640, 1, sched(8, 1, 1, 1), 1);
         case(32, 640, 8, sched(4, 1, 1, 2), 2);
@@ -426,5 +473,13 @@ mod tests {
         case(64, 640, 20, split(sched(8, 2, 4, 1), 4), 10);
         case(32, 640, 16, split(sched(4, 1, 2, 2), 5), 11);
         case(16, 2176, 32, split(sched(8, 1, 4, 1), 8), 12);
+        // act_smem (T = 1 candidates and wider): staged layout, uneven K ranges, tails.
+        case(32, 640, 1, staged(sched(8, 1, 1, 1)), 13);
+        case(32, 640, 1, staged(stages(sched(8, 1, 1, 1), 3)), 14);
+        case(32, 2176, 1, staged(split(sched(8, 1, 1, 1), 2)), 15);
+        case(64, 640, 1, staged(sched(8, 2, 1, 1)), 16);
+        case(16, 1152, 1, staged(split(sched(4, 1, 1, 1), 3)), 17);
+        case(32, 640, 6, staged(split(sched(8, 1, 1, 1), 2)), 18);
+        case(32, 1024, 13, staged(sched(4, 1, 2, 1)), 19);
     }
 }

@@ -213,9 +213,28 @@ pub fn act_smem_bytes(variant: &Variant, k: usize, k_split: usize, width: usize)
     if variant.launch.extra("act_smem").unwrap_or(0) == 0 {
         return 0;
     }
-    let groups = (k / 128).div_ceil(k_split);
     let rows = width.min(variant.launch.max_width as usize);
-    (rows * (128 * groups + 64 + 2 * (2 * groups + 2))) as u32
+    act_smem_layout(k, k_split, rows).bytes as u32
+}
+
+/// The `act_smem` staging layout (the kernel's, also used by `emulate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ActSmemLayout {
+    /// Bytes per xq row: `128 * ceil(G/k_split) + 64`.
+    pub xq_pitch: usize,
+    /// FP16 per xs row: `2 * ceil(G/k_split) + 2`; the xs rows follow the `rows` xq rows.
+    pub xs_pitch: usize,
+    pub bytes: usize,
+}
+
+pub fn act_smem_layout(k: usize, k_split: usize, rows: usize) -> ActSmemLayout {
+    let groups = (k / 128).div_ceil(k_split);
+    let (xq_pitch, xs_pitch) = (128 * groups + 64, 2 * groups + 2);
+    ActSmemLayout {
+        xq_pitch,
+        xs_pitch,
+        bytes: rows * (xq_pitch + 2 * xs_pitch),
+    }
 }
 
 /// Dynamic shared memory beyond 48 KiB minus the static (reduction) buffer needs the
