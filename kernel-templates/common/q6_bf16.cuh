@@ -29,23 +29,31 @@ __device__ __forceinline__ unsigned int q6_unbias(unsigned int v)
     return r;
 }
 
-// The four BF16x2 A registers of one m16n8k16 k-step. `w`: the k-step's low-nibble word
-// (register j = nibble j low half, nibble j+4 high half, as in q4); `hw`: the high-plane
-// word shared by two k-steps, `odd` picks the second: register m = 4*odd + j has its two
-// high bits at bits 2m..2m+1 (low half) and 16+2m..17+2m (high half).
-__device__ __forceinline__ void q6_decode_step(unsigned int w, unsigned int hw, int odd, unsigned int (&a)[4])
+// (w & 0x003F003F) | 0x43004300: two BF16 values 128 + u from two whole 6-bit fields.
+__device__ __forceinline__ unsigned int q6_lop_bias6(unsigned int w)
 {
-    if (odd == 0) {
-        a[0] = q6_unbias(q6_lop_high(hw << 4, q4_lop_bias(w)));
-        a[1] = q6_unbias(q6_lop_high(hw << 2, q4_lop_bias(w >> 4)));
-        a[2] = q6_unbias(q6_lop_high(hw, q4_lop_bias(w >> 8)));
-        a[3] = q6_unbias(q6_lop_high(hw >> 2, q4_lop_bias(w >> 12)));
-    } else {
-        a[0] = q6_unbias(q6_lop_high(hw >> 4, q4_lop_bias(w)));
-        a[1] = q6_unbias(q6_lop_high(hw >> 6, q4_lop_bias(w >> 4)));
-        a[2] = q6_unbias(q6_lop_high(hw >> 8, q4_lop_bias(w >> 8)));
-        a[3] = q6_unbias(q6_lop_high(hw >> 10, q4_lop_bias(w >> 12)));
-    }
+    unsigned int r;
+    asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(r) : "r"(w), "r"(0x003F003Fu), "r"(0x43004300u));
+    return r;
+}
+
+// The eight BF16x2 A registers of two m16n8k16 k-steps (a0: the even step, a1: the odd)
+// from a lane's three words of one set (docs/formats.md "q6_head"): registers 0..5 are
+// whole 6-bit fields at bits 0..5 / 16..21 and 6..11 / 22..27 of w0, w1, w2; registers 6
+// and 7 take their low nibbles from bits 12..15 / 28..31 of w0 and w1 and their two high
+// bits from bits 12..13 / 28..29 and 14..15 / 30..31 of w2.
+// 17 integer instructions (11 LOP3, 6 SHF) + 8 FMA.BF16x2 per 16 weights.
+__device__ __forceinline__ void q6_decode_set(unsigned int w0, unsigned int w1, unsigned int w2,
+                                              unsigned int (&a0)[4], unsigned int (&a1)[4])
+{
+    a0[0] = q6_unbias(q6_lop_bias6(w0));
+    a0[1] = q6_unbias(q6_lop_bias6(w0 >> 6));
+    a0[2] = q6_unbias(q6_lop_bias6(w1));
+    a0[3] = q6_unbias(q6_lop_bias6(w1 >> 6));
+    a1[0] = q6_unbias(q6_lop_bias6(w2));
+    a1[1] = q6_unbias(q6_lop_bias6(w2 >> 6));
+    a1[2] = q6_unbias(q6_lop_high(w2 >> 8, q4_lop_bias(w0 >> 12)));
+    a1[3] = q6_unbias(q6_lop_high(w2 >> 10, q4_lop_bias(w1 >> 12)));
 }
 
 #endif

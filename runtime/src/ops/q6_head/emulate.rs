@@ -13,20 +13,30 @@ fn word(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
-/// `q6_decode_step`: register j of a k-step from the low word `w` and high word `hw`.
-pub fn decode_register(w: u32, hw: u32, odd: bool, j: usize) -> [f64; 2] {
-    let low = ((w >> (4 * j)) & 0x000f_000f) | 0x4300_4300; // q4_lop_bias
-    let m = 4 * odd as i32 + j as i32;
-    let shifted = if m <= 2 {
-        hw << (4 - 2 * m)
-    } else {
-        hw >> (2 * m - 4)
-    };
-    let biased = (shifted & 0x0030_0030) | low; // q6_lop_high
-                                                // q6_unbias: (128 + u) * 1 - 160, exact in BF16
-    let lo = bf16::from_bits(biased as u16).to_f64() - 160.0;
-    let hi = bf16::from_bits((biased >> 16) as u16).to_f64() - 160.0;
-    [lo, hi]
+fn bf16_pair(biased: u32) -> [f64; 2] {
+    // q6_unbias: (128 + u) * 1 - 160, exact in BF16
+    [
+        bf16::from_bits(biased as u16).to_f64() - 160.0,
+        bf16::from_bits((biased >> 16) as u16).to_f64() - 160.0,
+    ]
+}
+
+/// `q6_decode_set`: the eight registers (even k-step's four, then the odd one's) of a set
+/// from its three words, with the kernel's bit operations.
+pub fn decode_set(w0: u32, w1: u32, w2: u32) -> [[f64; 2]; 8] {
+    let bias6 = |w: u32| (w & 0x003f_003f) | 0x4300_4300; // q6_lop_bias6
+    let bias4 = |w: u32| (w & 0x000f_000f) | 0x4300_4300; // q4_lop_bias
+    let high = |a: u32, b: u32| (a & 0x0030_0030) | b; // q6_lop_high
+    [
+        bf16_pair(bias6(w0)),
+        bf16_pair(bias6(w0 >> 6)),
+        bf16_pair(bias6(w1)),
+        bf16_pair(bias6(w1 >> 6)),
+        bf16_pair(bias6(w2)),
+        bf16_pair(bias6(w2 >> 6)),
+        bf16_pair(high(w2 >> 8, bias4(w0 >> 12))),
+        bf16_pair(high(w2 >> 10, bias4(w1 >> 12))),
+    ]
 }
 
 /// `x · Wᵀ` computed through the kernel's fragments, for tokens `0..t`, `[t][n]`.
@@ -46,11 +56,12 @@ pub fn emulate(p: &PackedQ6, x: &[bf16], t: usize) -> Vec<f64> {
                         let mut bm = [[0.0f64; 8]; 16];
                         for lane in 0..32 {
                             let (g, q) = (lane / 4, lane % 4);
-                            let w = word(block, h * 512 + 16 * lane + 4 * s);
-                            let hw = word(block, 1024 + 16 * lane + 4 * (2 * h + s / 2));
-                            let regs: Vec<[f64; 2]> = (0..4)
-                                .map(|j| decode_register(w, hw, s % 2 == 1, j))
-                                .collect();
+                            // set p = 2h + s/2 (lane words 3p..3p+2), register 4 (s%2) + j
+                            let p = 2 * h + s / 2;
+                            let lw =
+                                |wi: usize| word(block, (wi / 4) * 512 + 16 * lane + 4 * (wi % 4));
+                            let set = decode_set(lw(3 * p), lw(3 * p + 1), lw(3 * p + 2));
+                            let regs = &set[4 * (s % 2)..4 * (s % 2) + 4];
                             for e in 0..2 {
                                 a[g][2 * q + e] = regs[0][e];
                                 a[g + 8][2 * q + e] = regs[1][e];
@@ -102,19 +113,31 @@ mod tests {
 
     #[test]
     fn decode_gives_the_signed_codes() {
-        // every u in 0..64 at every register position, both halves
+        // every u in 0..64 in every register and half of a set
         for u in 0..64u32 {
             let v = 63 - u;
-            for odd in [false, true] {
-                for j in 0..4 {
-                    let m = 4 * odd as u32 + j as u32;
-                    let w = ((u & 15) | (v & 15) << 16) << (4 * j);
-                    let hw = ((u >> 4) << (2 * m)) | ((v >> 4) << (16 + 2 * m));
-                    assert_eq!(
-                        decode_register(w, hw, odd, j),
-                        [u as f64 - 32.0, v as f64 - 32.0]
-                    );
+            for r in 0..8 {
+                let (mut w, mut lo, mut hi) = ([0u32; 3], 0u32, 0u32);
+                for (e, x) in [(0u32, u), (1, v)] {
+                    match r {
+                        0..=5 => w[r / 2] |= x << (6 * (r % 2) as u32 + 16 * e),
+                        _ => {
+                            w[r - 6] |= (x & 15) << (12 + 16 * e);
+                            w[2] |= (x >> 4) << (12 + 2 * (r - 6) as u32 + 16 * e);
+                        }
+                    }
+                    if e == 0 {
+                        lo = x
+                    } else {
+                        hi = x
+                    }
                 }
+                let got = decode_set(w[0], w[1], w[2])[r];
+                assert_eq!(
+                    got,
+                    [lo as f64 - 32.0, hi as f64 - 32.0],
+                    "u {u} register {r}"
+                );
             }
         }
     }
