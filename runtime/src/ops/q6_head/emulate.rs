@@ -162,4 +162,45 @@ mod tests {
             }
         }
     }
+
+    /// Writes a case for scripts/q6_cpu_sim/run.sh (the kernel source run on the CPU):
+    /// packed codes and scales, x and the f64 reference, into `$Q6_SIM_DIR`.
+    #[test]
+    #[ignore]
+    fn dump_cpu_sim_case() {
+        let env = |k: &str, d: usize| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d)
+        };
+        let dir = std::path::PathBuf::from(std::env::var("Q6_SIM_DIR").expect("Q6_SIM_DIR"));
+        let (n, k, t) = (
+            env("Q6_SIM_N", 80),
+            env("Q6_SIM_K", 384),
+            env("Q6_SIM_T", 32),
+        );
+        let shape = Shape { n, k };
+        let dense = synthetic::random_weights(shape, 77);
+        let p = dense.pack();
+        let x = synthetic::random_activations(t, k, 78);
+        let want = reference::reference(&dense.codes, &dense.scales, &x, n, k, t);
+        let bytes = |v: Vec<u8>, name: &str| std::fs::write(dir.join(name), v).unwrap();
+        bytes(p.codes.clone(), "codes.bin");
+        bytes(
+            p.scales
+                .iter()
+                .flat_map(|h| h.to_bits().to_le_bytes())
+                .collect(),
+            "scales.bin",
+        );
+        bytes(
+            x.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect(),
+            "x.bin",
+        );
+        bytes(
+            want.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            "reference.bin",
+        );
+    }
 }
