@@ -103,10 +103,13 @@ pub fn scale_index(row: usize, group: usize, k: usize) -> usize {
 /// Threads over tiles; linear in the size.
 pub fn pack_q6(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedQ6 {
     assert!(
-        n % TILE_ROWS == 0,
+        n.is_multiple_of(TILE_ROWS),
         "n = {n} is not a multiple of {TILE_ROWS}"
     );
-    assert!(k % BLOCK_K == 0, "k = {k} is not a multiple of {BLOCK_K}");
+    assert!(
+        k.is_multiple_of(BLOCK_K),
+        "k = {k} is not a multiple of {BLOCK_K}"
+    );
     assert_eq!(codes.len(), n * k);
     assert_eq!(scales.len(), n * (k / GROUP));
     let groups = k / GROUP;
@@ -229,7 +232,7 @@ mod tests {
         // row 0, k 0: lane 0, set 0, register 0, low half: bits 0..5 of word 0.
         let mut one = vec![-32i8; 16 * 128];
         one[0] = 31; // u = 63
-        let p = pack_q6(&one, &vec![f16::ONE; 32], 16, 128);
+        let p = pack_q6(&one, &[f16::ONE; 32], 16, 128);
         assert_eq!(p.codes[0], 0x3F);
         assert!(p.codes.iter().skip(1).all(|&b| b == 0));
         // row 15, k 127: lane 31, k-step 7 (set 3, register 7), high half: nibble at
@@ -237,7 +240,7 @@ mod tests {
         // 30..31 of set word 2 (lane word 11: plane 2, byte 12).
         let mut one = vec![-32i8; 16 * 128];
         one[15 * 128 + 127] = 31;
-        let p = pack_q6(&one, &vec![f16::ONE; 32], 16, 128);
+        let p = pack_q6(&one, &[f16::ONE; 32], 16, 128);
         let lane = 1024 + 16 * 31;
         assert_eq!(p.codes[lane + 8 + 3], 0xF0);
         assert_eq!(p.codes[lane + 12 + 3], 0xC0);

@@ -14,7 +14,10 @@ use super::par_chunks;
 pub const W_GROUP: usize = 64;
 
 fn check(codes: &[i8], scales: &[f16], x: &[bf16], n: usize, k: usize, t: usize) {
-    assert!(k % W_GROUP == 0, "k = {k} is not a multiple of {W_GROUP}");
+    assert!(
+        k.is_multiple_of(W_GROUP),
+        "k = {k} is not a multiple of {W_GROUP}"
+    );
     assert_eq!(codes.len(), n * k, "codes must hold n*k values");
     assert_eq!(
         scales.len(),
