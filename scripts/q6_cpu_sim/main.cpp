@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
     auto scales = load<uint2>(dir + "/scales.bin");
     auto x = load<__nv_bfloat16>(dir + "/x.bin");
     auto ref = load<double>(dir + "/reference.bin");
-    int warps = Q6_W, tiles = n / 16, grid = (tiles + warps - 1) / warps;
+    int warps = Q6_W, rows_per_cta = 16 * Q6_W * Q6_TPW, grid = (n + rows_per_cta - 1) / rows_per_cta;
     double worst = 0;
     for (int t = 1; t <= max_width; ++t) {
         std::vector<float> y((size_t)tokens * n);

@@ -18,6 +18,8 @@ inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return
 struct __nv_bfloat16 { uint16_t bits; };
 struct dim3s { unsigned int x = 0, y = 0, z = 0; };
 thread_local dim3s threadIdx, blockIdx;
+using std::max;
+using std::min;
 #define __global__
 #define __device__
 #define __forceinline__ inline

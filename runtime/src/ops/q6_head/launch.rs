@@ -153,7 +153,13 @@ mod tests {
                 v.name
             );
             let rows = v.launch.extra("rows_per_cta").unwrap() as usize;
-            assert_eq!(rows, v.launch.threads as usize / 2, "{}", v.name);
+            let tpw = v
+                .params
+                .iter()
+                .find(|(k, _)| *k == "tiles_per_warp")
+                .map(|p| p.1 as usize)
+                .unwrap();
+            assert_eq!(rows, v.launch.threads as usize / 2 * tpw, "{}", v.name);
             assert_eq!(v.launch.shared_bytes, 0, "{}", v.name);
             if v.schedule.starts_with("gemv") {
                 assert_eq!(v.launch.max_width, 2, "{}", v.name);
