@@ -31,7 +31,7 @@ import sys
 import time
 import traceback
 
-DEFAULT_SHAPES = "5120x6144,5120x17408,17408x5120"
+DEFAULT_SHAPES = "5120x6144,5120x17408,17408x5120,248320x5120"
 DEFAULT_WIDTHS = "1,2,3,4,5,6,7,8,10,12,14,16,20,24,28,32"
 BASELINES = ("bf16_linear", "fp8_scaled_mm", "int4pack_mm")
 GROUP_SIZE = 128

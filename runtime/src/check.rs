@@ -84,6 +84,58 @@ pub fn compare_rows(
     )
 }
 
+/// [`compare_rows`] for FP32 outputs (poisoned with all-ones words, a NaN).
+pub fn compare_rows_f32(
+    y: &[f32],
+    reference: &[f64],
+    n: usize,
+    width: usize,
+    rows: usize,
+) -> (f64, Option<String>) {
+    for t in width..rows {
+        if let Some(i) = y[t * n..(t + 1) * n]
+            .iter()
+            .position(|v| v.to_bits() != u32::MAX)
+        {
+            return (
+                0.0,
+                Some(format!("wrote row {t} col {i} beyond width {width}")),
+            );
+        }
+    }
+    // Rows below width: the ordinary comparison, at BF16-or-better resolution.
+    let mut worst = 0.0f64;
+    for t in 0..width {
+        let (got, want) = (&y[t * n..(t + 1) * n], &reference[t * n..(t + 1) * n]);
+        let norm = want.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let rms = norm / (n as f64).sqrt();
+        let mut err2 = 0.0;
+        for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+            let g = g as f64;
+            if !g.is_finite() {
+                return (
+                    f64::INFINITY,
+                    Some(format!("row {t} col {i} is {g} (unwritten or overflow)")),
+                );
+            }
+            let d = (g - w).abs();
+            if d > ELEMENT_TOLERANCE * (w.abs() + rms) {
+                return (
+                    f64::INFINITY,
+                    Some(format!("row {t} col {i}: got {g}, want {w:.6}")),
+                );
+            }
+            err2 += d * d;
+        }
+        worst = worst.max(err2.sqrt() / norm.max(1e-30));
+    }
+    (
+        worst,
+        (worst > ROW_TOLERANCE)
+            .then(|| format!("relative error {worst:.2e} over {ROW_TOLERANCE:.0e}")),
+    )
+}
+
 /// For ops that add into their output (residual adds): rows `0..width` of `y` against
 /// the reference (which includes the initial values), rows past `width` must still hold
 /// `initial` bit for bit. Returns (max relative L2 error over rows, problem if any).
@@ -169,10 +221,11 @@ pub fn run(
     Ok(rows)
 }
 
-/// Fills a BF16 buffer with NaNs (0xFFFF): whatever a kernel does not write stays so.
-pub fn poison(gpu: &Gpu, y: &mut cudarc::driver::CudaSlice<bf16>) -> anyhow::Result<()> {
+/// Fills a buffer with all-ones bytes (a NaN in BF16 and FP32): whatever a kernel does
+/// not write stays so.
+pub fn poison<T>(gpu: &Gpu, y: &mut cudarc::driver::CudaSlice<T>) -> anyhow::Result<()> {
     use cudarc::driver::DevicePtrMut;
-    let bytes = y.len() * 2;
+    let bytes = y.len() * std::mem::size_of::<T>();
     let (ptr, _guard) = y.device_ptr_mut(&gpu.stream);
     unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xFF, bytes, gpu.stream.cu_stream()) }?;
     Ok(())
@@ -266,6 +319,34 @@ mod tests {
         let mut overwritten = good.clone();
         overwritten[5] = bf16::from_f64(0.0);
         assert!(compare_rows(&overwritten, &reference, n, 1, 2)
+            .1
+            .unwrap()
+            .contains("beyond width"));
+    }
+
+    #[test]
+    fn compare_rows_f32_catches_wrong_unwritten_and_overwritten() {
+        let n = 4;
+        let reference = vec![1.0, -2.0, 3.0, 0.5, 1.0, 1.0, 1.0, 1.0];
+        let poison = f32::from_bits(u32::MAX);
+        let good: Vec<f32> = reference[..4]
+            .iter()
+            .map(|&v| v as f32)
+            .chain([poison; 4])
+            .collect();
+        assert_eq!(compare_rows_f32(&good, &reference, n, 1, 2).1, None);
+        let mut unwritten = good.clone();
+        unwritten[2] = poison;
+        assert!(compare_rows_f32(&unwritten, &reference, n, 1, 2)
+            .1
+            .unwrap()
+            .contains("row 0 col 2"));
+        let mut wrong = good.clone();
+        wrong[1] = -1.0;
+        assert!(compare_rows_f32(&wrong, &reference, n, 1, 2).1.is_some());
+        let mut overwritten = good.clone();
+        overwritten[5] = 0.0;
+        assert!(compare_rows_f32(&overwritten, &reference, n, 1, 2)
             .1
             .unwrap()
             .contains("beyond width"));

@@ -79,6 +79,7 @@ pub fn implemented() -> Vec<&'static dyn RoutedOp> {
     vec![
         &super::t2_i8_small::op::T2I8Small,
         &super::q4_linear_add::op::Q4LinearAdd,
+        &super::q6_head::op::Q6Head,
     ]
 }
 
