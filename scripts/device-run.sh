@@ -2,7 +2,8 @@
 # The full GPU session in one call (the device machine has no Rust: build here with
 # `cargo build --release`, carry target/release/ninfer and ninfer-calibrate):
 #   check every variant -> memcheck -> bench on compiled routes -> PyTorch baselines
-#   -> calibrate twice -> bench on the calibrated profile -> comparison tables.
+#   -> calibrate -> bench on the calibrated profile -> comparison tables -> the main job
+#   (ninfer routes), whose start-up calibration is the run's second calibration.
 # Usage on the GPU machine: OUT=/some/dir scripts/device-run.sh [quick]
 set -u
 B=${BIN:-target/release}
@@ -40,16 +41,12 @@ say "== PyTorch baselines"
 shapes=$($B/ninfer catalog --json | python3 -c 'import json,sys; print(",".join(sorted({k.split("/")[-1] for f in json.load(sys.stdin)["families"] for k in f["keys"]})))')
 python3 scripts/torch_baselines.py --shapes "$shapes" --widths 1,2,3,4,5,6,7,8,10,12,14,16,20,24,28,32,40,48,56,64 --out "$OUT/torch.json" 2> "$work/torch.txt" || tail -5 "$work/torch.txt"
 
-say "== ninfer-calibrate (twice)"
+say "== ninfer-calibrate"
 start=$(date +%s%N)
-$B/ninfer-calibrate --detail --print > "$OUT/calibrated.json" 2> "$OUT/calibrate.txt"
+$B/ninfer-calibrate --detail --print > "$work/calibrated.json" 2> "$OUT/calibrate.txt"
 echo "calibration wall $(( ($(date +%s%N) - start) / 1000000 )) ms" >> "$OUT/calibrate.txt"
 grep -E "keys measured|wall|error" "$OUT/calibrate.txt" | tee -a "$log"
-$B/ninfer-calibrate --out "$work/second-profile.json" --print > "$work/calibrated-second.json" 2>> "$OUT/calibrate.txt"
-grep -E "keys measured" "$OUT/calibrate.txt" | tail -1 | tee -a "$log"
-mv "$OUT/calibrated.json" "$work/calibrated.json"
-say "-- first calibration"; cat "$work/calibrated.json" | tee -a "$log"
-say "-- second calibration"; cat "$work/calibrated-second.json" | tee -a "$log"
+say "-- calibrated entry"; cat "$work/calibrated.json" | tee -a "$log"
 cp "$NINFER_DEVICE_PROFILES" "$OUT/device-profiles.json"
 
 say "== bench, calibrated profile"
@@ -65,3 +62,14 @@ python3 scripts/compare_baselines.py --all "$OUT/torch.json" "$OUT/bench-calibra
 say "== the main job on this GPU: ninfer routes (built-in entry, then a start-up calibration into an empty file)"
 NINFER_DEVICE_PROFILES=$work/empty.json $B/ninfer routes 2>&1 | head -12 | tee -a "$log"
 NINFER_DEVICE_PROFILES=$work/startup.json $B/ninfer routes --device-profile calibrate 2>&1 | tee -a "$log"
+
+say "== the two calibrations of this run (ninfer-calibrate, then the start-up one) compared"
+python3 - "$OUT/device-profiles.json" "$work/startup.json" <<'PY' | tee -a "$log"
+import json, sys
+a, b = (json.load(open(p))["devices"][0]["routes"] for p in sys.argv[1:3])
+same = [k for k in a if a[k] == b.get(k)]
+print(f"{len(same)} of {len(a)} keys identical")
+for k in sorted(set(a) | set(b)):
+    if a.get(k) != b.get(k):
+        print(f"  {k}: first {a.get(k)}  second {b.get(k)}")
+PY
