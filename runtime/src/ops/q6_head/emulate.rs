@@ -166,7 +166,7 @@ mod tests {
     /// Writes a case for scripts/q6_cpu_sim/run.sh (the kernel source run on the CPU):
     /// packed codes and scales, x and the f64 reference, into `$Q6_SIM_DIR`.
     #[test]
-    #[ignore]
+    #[ignore = "a tool for scripts/q6_cpu_sim, not a check: run on demand"]
     fn dump_cpu_sim_case() {
         let env = |k: &str, d: usize| {
             std::env::var(k)

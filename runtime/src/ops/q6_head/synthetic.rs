@@ -73,7 +73,7 @@ mod tests {
     /// weights, packing, and the f64 reference of 64 tokens (timed on 1/16 of the rows
     /// and scaled).
     #[test]
-    #[ignore]
+    #[ignore = "a timing probe of the full head on the host: run with --release --ignored"]
     fn full_head_host_cost() {
         let shape = Shape {
             n: 248_320,
