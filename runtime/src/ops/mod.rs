@@ -5,4 +5,5 @@ pub mod q4_linear_add;
 pub mod q6_head;
 pub mod quant;
 pub mod routed;
+pub mod shape;
 pub mod t2_i8_small;

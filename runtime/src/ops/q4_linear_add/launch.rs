@@ -14,28 +14,11 @@ use crate::gpu::Gpu;
 /// Widest launch any q4_linear_add variant serves; wider inputs are split.
 pub const MAX_LAUNCH_WIDTH: usize = 32;
 
-/// `<N out>x<K in>` of a route key's shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shape {
-    pub n: usize,
-    pub k: usize,
-}
+pub use crate::ops::shape::Shape;
 
-impl Shape {
-    pub fn parse(shape: &str) -> anyhow::Result<Shape> {
-        let (n, k) = shape
-            .split_once('x')
-            .with_context(|| format!("shape {shape:?} is not <N>x<K>"))?;
-        Ok(Shape {
-            n: n.parse().with_context(|| format!("N of shape {shape:?}"))?,
-            k: k.parse().with_context(|| format!("K of shape {shape:?}"))?,
-        })
-    }
-
-    /// Bytes the projection must read from memory: codes and weight scales.
-    pub fn weight_bytes(&self) -> usize {
-        self.n * self.k / 2 + self.n * (self.k / GROUP) * 2
-    }
+/// Bytes the op must read from memory: 4-bit codes and FP16 scales per 64.
+pub fn weight_bytes(shape: Shape) -> usize {
+    shape.groupwise_weight_bytes(4, GROUP)
 }
 
 /// Packed Q4 weights resident on the GPU.
@@ -197,7 +180,7 @@ mod tests {
         let s = Shape::parse("5120x17408").unwrap();
         assert_eq!(s, Shape { n: 5120, k: 17408 });
         // 4-bit codes + one FP16 scale per 64: 47.4 MB, the 11 µs floor at 4.3 TB/s.
-        assert_eq!(s.weight_bytes(), 5120 * 17408 / 2 + 5120 * 272 * 2);
+        assert_eq!(weight_bytes(s), 5120 * 17408 / 2 + 5120 * 272 * 2);
         assert!(Shape::parse("5120").is_err());
     }
 

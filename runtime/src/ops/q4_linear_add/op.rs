@@ -26,7 +26,7 @@ impl RoutedOp for Q4LinearAdd {
     }
 
     fn weight_bytes(&self, shape: &str) -> anyhow::Result<usize> {
-        Ok(Shape::parse(shape)?.weight_bytes())
+        Ok(q4::weight_bytes(Shape::parse(shape)?))
     }
 
     fn prepare(
@@ -99,7 +99,7 @@ impl Q4Prepared {
 impl Prepared for Q4Prepared {
     fn bytes(&self, t: usize) -> usize {
         // Weights, activations, and the residual read and written.
-        self.shape.weight_bytes() + t * self.shape.k * 2 + 2 * t * self.shape.n * 2
+        q4::weight_bytes(self.shape) + t * self.shape.k * 2 + 2 * t * self.shape.n * 2
     }
 
     fn forward(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()> {

@@ -13,28 +13,11 @@ use crate::gpu::Gpu;
 /// Widest launch any q6_head variant serves; wider inputs are split.
 pub const MAX_LAUNCH_WIDTH: usize = 32;
 
-/// `<N out>x<K in>` of a route key's shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shape {
-    pub n: usize,
-    pub k: usize,
-}
+pub use crate::ops::shape::Shape;
 
-impl Shape {
-    pub fn parse(shape: &str) -> anyhow::Result<Shape> {
-        let (n, k) = shape
-            .split_once('x')
-            .with_context(|| format!("shape {shape:?} is not <N>x<K>"))?;
-        Ok(Shape {
-            n: n.parse().with_context(|| format!("N of shape {shape:?}"))?,
-            k: k.parse().with_context(|| format!("K of shape {shape:?}"))?,
-        })
-    }
-
-    /// Bytes the head must read from memory: 6-bit codes and FP16 weight scales.
-    pub fn weight_bytes(&self) -> usize {
-        self.n * self.k * 3 / 4 + self.n * (self.k / GROUP) * 2
-    }
+/// Bytes the op must read from memory: 6-bit codes and FP16 scales per 64.
+pub fn weight_bytes(shape: Shape) -> usize {
+    shape.groupwise_weight_bytes(6, GROUP)
 }
 
 /// Packed 6-bit weights resident on the GPU.
@@ -138,7 +121,7 @@ mod tests {
         let s = Shape::parse("248320x5120").unwrap();
         assert_eq!(s, Shape { n: 248320, k: 5120 });
         // 6-bit codes + one FP16 scale per 64: 993.3 MB, the 240 us floor at 4.13 TB/s.
-        assert_eq!(s.weight_bytes(), 953_548_800 + 39_731_200);
+        assert_eq!(weight_bytes(s), 953_548_800 + 39_731_200);
         assert!(Shape::parse("5120").is_err());
     }
 

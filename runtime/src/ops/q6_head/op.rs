@@ -29,7 +29,7 @@ impl RoutedOp for Q6Head {
     }
 
     fn weight_bytes(&self, shape: &str) -> anyhow::Result<usize> {
-        Ok(Shape::parse(shape)?.weight_bytes())
+        Ok(q6::weight_bytes(Shape::parse(shape)?))
     }
 
     fn prepare(
@@ -89,7 +89,7 @@ impl Q6Prepared {
 impl Prepared for Q6Prepared {
     fn bytes(&self, t: usize) -> usize {
         // Weights, activations, and the FP32 logits written.
-        self.shape.weight_bytes() + t * self.shape.k * 2 + t * self.shape.n * 4
+        q6::weight_bytes(self.shape) + t * self.shape.k * 2 + t * self.shape.n * 4
     }
 
     fn forward(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()> {

@@ -21,28 +21,11 @@ pub const MAX_K_SPLIT: usize = 8;
 /// Smallest row tile of any variant: one arrival counter per 16 rows.
 const MIN_ROWS_PER_CTA: usize = 16;
 
-/// `<N out>x<K in>` of a route key's shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shape {
-    pub n: usize,
-    pub k: usize,
-}
+pub use crate::ops::shape::Shape;
 
-impl Shape {
-    pub fn parse(shape: &str) -> anyhow::Result<Shape> {
-        let (n, k) = shape
-            .split_once('x')
-            .with_context(|| format!("shape {shape:?} is not <N>x<K>"))?;
-        Ok(Shape {
-            n: n.parse().with_context(|| format!("N of shape {shape:?}"))?,
-            k: k.parse().with_context(|| format!("K of shape {shape:?}"))?,
-        })
-    }
-
-    /// Bytes the projection must read from memory: codes and weight scales.
-    pub fn weight_bytes(&self) -> usize {
-        self.n * self.k / 4 + self.n * (self.k / 128) * 2
-    }
+/// Bytes the op must read from memory: 2-bit codes and FP16 scales per 128.
+pub fn weight_bytes(shape: Shape) -> usize {
+    shape.groupwise_weight_bytes(2, 128)
 }
 
 /// Packed ternary weights resident on the GPU, with the scratch of the K-split variants:
@@ -291,7 +274,7 @@ mod tests {
         let s = Shape::parse("5120x17408").unwrap();
         assert_eq!(s, Shape { n: 5120, k: 17408 });
         // 2-bit codes + one FP16 scale per 128: the 5.5 µs floor at 4.3 TB/s.
-        assert_eq!(s.weight_bytes(), 5120 * 17408 / 4 + 5120 * 136 * 2);
+        assert_eq!(weight_bytes(s), 5120 * 17408 / 4 + 5120 * 136 * 2);
         assert!(Shape::parse("5120").is_err());
         assert!(Shape::parse("ax5").is_err());
     }

@@ -23,7 +23,7 @@ impl RoutedOp for T2I8Small {
     }
 
     fn weight_bytes(&self, shape: &str) -> anyhow::Result<usize> {
-        Ok(Shape::parse(shape)?.weight_bytes())
+        Ok(t2::weight_bytes(Shape::parse(shape)?))
     }
 
     fn prepare(
@@ -83,7 +83,7 @@ impl T2Prepared {
 
 impl Prepared for T2Prepared {
     fn bytes(&self, t: usize) -> usize {
-        self.shape.weight_bytes() + t * self.shape.k * 2 + t * self.shape.n * 2
+        t2::weight_bytes(self.shape) + t * self.shape.k * 2 + t * self.shape.n * 2
     }
 
     fn forward(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()> {
