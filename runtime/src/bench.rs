@@ -151,12 +151,10 @@ pub fn run(
 /// The schedules a width of `t` runs, e.g. `a+b` when it is split into two launches.
 fn describe_schedules(t: usize, widest: usize, choose: &dyn Fn(u32) -> &'static Variant) -> String {
     let mut parts = Vec::new();
-    let mut first = 0;
-    while first < t {
-        let w = (t - first).min(widest);
-        parts.push(choose(w as u32).schedule);
-        first += w;
-    }
+    let _ = routed::split_launches(t, widest, |_, width| {
+        parts.push(choose(width as u32).schedule);
+        Ok(())
+    });
     parts.join("+")
 }
 

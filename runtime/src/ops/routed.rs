@@ -116,6 +116,34 @@ pub fn for_family(name: &str) -> Option<&'static dyn RoutedOp> {
         .find(|op| op.family().name == name)
 }
 
+/// Calls `launch(first, width)` for consecutive launches of at most `widest` columns
+/// covering tokens `0..t`: how every op splits inputs wider than one launch serves.
+pub fn split_launches(
+    t: usize,
+    widest: usize,
+    mut launch: impl FnMut(usize, usize) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut first = 0;
+    while first < t {
+        let width = (t - first).min(widest);
+        launch(first, width)?;
+        first += width;
+    }
+    Ok(())
+}
+
+/// A checked launch's verdict: a launch or sync error is a failed check with its
+/// message, not an error of the whole check run.
+pub fn check_outcome(
+    launched: anyhow::Result<()>,
+    compare: impl FnOnce() -> anyhow::Result<(f64, Option<String>)>,
+) -> anyhow::Result<(f64, Option<String>)> {
+    match launched {
+        Ok(()) => compare(),
+        Err(e) => Ok((f64::INFINITY, Some(format!("{e:#}")))),
+    }
+}
+
 /// `‖a − b‖ / ‖b‖`.
 pub fn relative_difference(a: &[f64], b: &[f64]) -> f64 {
     let (mut d2, mut b2) = (0.0f64, 0.0f64);
@@ -138,4 +166,25 @@ pub fn fresh_seed() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0x9e3779b97f4a7c15)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn split_launches_covers_every_token_once() {
+        let mut seen = Vec::new();
+        super::split_launches(70, 32, |first, width| {
+            seen.push((first, width));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, vec![(0, 32), (32, 32), (64, 6)]);
+        let mut none = 0;
+        super::split_launches(0, 32, |_, _| {
+            none += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(none, 0);
+    }
 }

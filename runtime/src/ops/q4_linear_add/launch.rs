@@ -153,9 +153,7 @@ pub fn forward(
     residual: &mut CudaSlice<bf16>,
     choose: &dyn Fn(u32) -> &'static Variant,
 ) -> anyhow::Result<()> {
-    let mut first = 0;
-    while first < t {
-        let width = (t - first).min(MAX_LAUNCH_WIDTH);
+    crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |first, width| {
         project(
             gpu,
             choose(width as u32),
@@ -165,10 +163,8 @@ pub fn forward(
             first,
             width,
             residual,
-        )?;
-        first += width;
-    }
-    Ok(())
+        )
+    })
 }
 
 #[cfg(test)]

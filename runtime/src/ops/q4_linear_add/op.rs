@@ -12,7 +12,7 @@ use super::{reference, synthetic};
 use crate::catalog::{Family, Variant};
 use crate::check::compare_rows_add;
 use crate::gpu::Gpu;
-use crate::ops::routed::{Choose, HelperCheck, Prepared, RoutedOp};
+use crate::ops::routed::{check_outcome, Choose, HelperCheck, Prepared, RoutedOp};
 
 pub struct Q4LinearAdd;
 
@@ -157,7 +157,7 @@ impl Prepared for Q4Prepared {
         width: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
         self.reset(gpu)?;
-        match q4::project(
+        let launched = q4::project(
             gpu,
             variant,
             &self.weights[0],
@@ -167,11 +167,8 @@ impl Prepared for Q4Prepared {
             width,
             &mut self.residual,
         )
-        .and_then(|_| gpu.sync())
-        {
-            Ok(()) => self.compare(gpu, width),
-            Err(e) => Ok((f64::INFINITY, Some(format!("{e:#}")))),
-        }
+        .and_then(|_| gpu.sync());
+        check_outcome(launched, || self.compare(gpu, width))
     }
 
     fn check_forward(
@@ -181,9 +178,7 @@ impl Prepared for Q4Prepared {
         choose: Choose,
     ) -> anyhow::Result<(f64, Option<String>)> {
         self.reset(gpu)?;
-        match self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync()) {
-            Ok(()) => self.compare(gpu, t),
-            Err(e) => Ok((f64::INFINITY, Some(format!("{e:#}")))),
-        }
+        let launched = self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync());
+        check_outcome(launched, || self.compare(gpu, t))
     }
 }

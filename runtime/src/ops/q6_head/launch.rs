@@ -102,13 +102,9 @@ pub fn forward(
     logits: &mut CudaSlice<f32>,
     choose: &dyn Fn(u32) -> &'static Variant,
 ) -> anyhow::Result<()> {
-    let mut first = 0;
-    while first < t {
-        let width = (t - first).min(MAX_LAUNCH_WIDTH);
-        project(gpu, choose(width as u32), w, x, first, width, logits)?;
-        first += width;
-    }
-    Ok(())
+    crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |first, width| {
+        project(gpu, choose(width as u32), w, x, first, width, logits)
+    })
 }
 
 #[cfg(test)]

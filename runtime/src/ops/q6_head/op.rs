@@ -15,7 +15,7 @@ use super::{reference, synthetic};
 use crate::catalog::{Family, Variant};
 use crate::check::{compare_rows_f32, poison};
 use crate::gpu::Gpu;
-use crate::ops::routed::{Choose, HelperCheck, Prepared, RoutedOp};
+use crate::ops::routed::{check_outcome, Choose, HelperCheck, Prepared, RoutedOp};
 
 pub struct Q6Head;
 
@@ -137,7 +137,7 @@ impl Prepared for Q6Prepared {
         width: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
         poison(gpu, &mut self.y)?;
-        match q6::project(
+        let launched = q6::project(
             gpu,
             variant,
             &self.weights[0],
@@ -146,11 +146,8 @@ impl Prepared for Q6Prepared {
             width,
             &mut self.y,
         )
-        .and_then(|_| gpu.sync())
-        {
-            Ok(()) => self.compare(gpu, width),
-            Err(e) => Ok((f64::INFINITY, Some(format!("{e:#}")))),
-        }
+        .and_then(|_| gpu.sync());
+        check_outcome(launched, || self.compare(gpu, width))
     }
 
     fn check_forward(
@@ -160,9 +157,7 @@ impl Prepared for Q6Prepared {
         choose: Choose,
     ) -> anyhow::Result<(f64, Option<String>)> {
         poison(gpu, &mut self.y)?;
-        match self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync()) {
-            Ok(()) => self.compare(gpu, t),
-            Err(e) => Ok((f64::INFINITY, Some(format!("{e:#}")))),
-        }
+        let launched = self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync());
+        check_outcome(launched, || self.compare(gpu, t))
     }
 }

@@ -256,13 +256,9 @@ pub fn forward(
     choose: &dyn Fn(u32) -> &'static Variant,
 ) -> anyhow::Result<()> {
     quantize(gpu, x, t, act)?;
-    let mut first = 0;
-    while first < t {
-        let width = (t - first).min(MAX_LAUNCH_WIDTH);
-        project(gpu, choose(width as u32), w, act, first, width, y)?;
-        first += width;
-    }
-    Ok(())
+    crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |first, width| {
+        project(gpu, choose(width as u32), w, act, first, width, y)
+    })
 }
 
 #[cfg(test)]

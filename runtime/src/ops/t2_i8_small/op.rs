@@ -9,7 +9,7 @@ use super::{reference, synthetic};
 use crate::catalog::{self, Family, Variant};
 use crate::check::{compare_rows, poison};
 use crate::gpu::Gpu;
-use crate::ops::routed::{Choose, HelperCheck, Prepared, RoutedOp};
+use crate::ops::routed::{check_outcome, split_launches, Choose, HelperCheck, Prepared, RoutedOp};
 
 pub struct T2I8Small;
 
@@ -105,21 +105,10 @@ impl Prepared for T2Prepared {
         t: usize,
         choose: Choose,
     ) -> anyhow::Result<()> {
-        let mut first = 0;
-        while first < t {
-            let w = (t - first).min(t2::MAX_LAUNCH_WIDTH);
-            t2::project(
-                gpu,
-                choose(w as u32),
-                &self.weights[copy],
-                &self.act,
-                first,
-                w,
-                &mut self.y,
-            )?;
-            first += w;
-        }
-        Ok(())
+        let (weights, act, y) = (&self.weights[copy], &self.act, &mut self.y);
+        split_launches(t, t2::MAX_LAUNCH_WIDTH, |first, width| {
+            t2::project(gpu, choose(width as u32), weights, act, first, width, y)
+        })
     }
 
     fn reset_output(&mut self, _gpu: &Gpu) -> anyhow::Result<()> {
@@ -175,7 +164,7 @@ impl Prepared for T2Prepared {
         width: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
         poison(gpu, &mut self.y)?;
-        match t2::project(
+        let launched = t2::project(
             gpu,
             variant,
             &self.weights[0],
@@ -184,11 +173,8 @@ impl Prepared for T2Prepared {
             width,
             &mut self.y,
         )
-        .and_then(|_| gpu.sync())
-        {
-            Ok(()) => self.compare(gpu, width),
-            Err(e) => Ok((f64::INFINITY, Some(format!("{e:#}")))),
-        }
+        .and_then(|_| gpu.sync());
+        check_outcome(launched, || self.compare(gpu, width))
     }
 
     fn check_forward(
@@ -198,9 +184,7 @@ impl Prepared for T2Prepared {
         choose: Choose,
     ) -> anyhow::Result<(f64, Option<String>)> {
         poison(gpu, &mut self.y)?;
-        match self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync()) {
-            Ok(()) => self.compare(gpu, t),
-            Err(e) => Ok((f64::INFINITY, Some(format!("{e:#}")))),
-        }
+        let launched = self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync());
+        check_outcome(launched, || self.compare(gpu, t))
     }
 }
