@@ -101,6 +101,18 @@ mod tests {
     }
 
     #[test]
+    fn fp16_levels_are_pinned() {
+        // The kernels' constant table (docs/formats.md, "KV cache").
+        let bits: Vec<u16> = levels_f16()[8..].iter().map(|l| l.to_bits()).collect();
+        assert_eq!(
+            bits,
+            [0x301c, 0x3635, 0x3941, 0x3b8a, 0x3d06, 0x3e79, 0x4023, 0x4177]
+        );
+        assert_eq!(levels_f16()[0].to_bits(), 0xc177);
+        assert_eq!(thresholds()[14], 2.400_390_6);
+    }
+
+    #[test]
     fn cdf_is_accurate() {
         assert!((cdf(0.0) - 0.5).abs() < 1e-15);
         assert!((cdf(1.0) - 0.841_344_746_068_542_9).abs() < 1e-14);

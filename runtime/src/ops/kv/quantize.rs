@@ -309,6 +309,16 @@ mod tests {
         assert!(c[16..].iter().all(|&b| b == 0));
         for n in 0..16u8 {
             assert_eq!(nibble_to_i4(n) as u8 & 15, n);
+            // The documented GPU decode: (w & 0x000F000F) ^ 0x64086408 is the FP16 pair
+            // 1024 + (code + 8), exact; minus 1032 leaves the code.
+            let w = n as u32 | ((15 - n as u32) << 16);
+            let r = (w & 0x000F_000F) ^ 0x6408_6408;
+            let lo = f16::from_bits(r as u16).to_f32() - 1032.0;
+            let hi = f16::from_bits((r >> 16) as u16).to_f32() - 1032.0;
+            assert_eq!(
+                (lo, hi),
+                (nibble_to_i4(n) as f32, nibble_to_i4(15 - n) as f32)
+            );
         }
     }
 
