@@ -2,6 +2,7 @@
 //! and the `routed` interface check, bench and calibration drive them through.
 
 pub mod groupwise;
+pub mod kv;
 pub mod q4_linear_add;
 pub mod q6_head;
 pub mod quant;
