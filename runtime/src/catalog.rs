@@ -67,6 +67,29 @@ pub struct Family {
     pub candidates: &'static [usize],
 }
 
+impl Family {
+    /// The candidate variant named `schedule`, if it is one.
+    pub fn candidate(&self, schedule: &str) -> Option<&'static Variant> {
+        self.candidates
+            .iter()
+            .map(|&i| &VARIANTS[i])
+            .find(|v| v.schedule == schedule)
+    }
+
+    /// The compiled route's variant for a launch width (the last band serves wider ones).
+    pub fn compiled_variant(&self, width: u32) -> &'static Variant {
+        let schedule = self
+            .compiled
+            .iter()
+            .find(|(last, _)| width <= *last)
+            .or(self.compiled.last())
+            .map(|(_, s)| *s)
+            .expect("a family has compiled bands (checked at build time)");
+        self.candidate(schedule)
+            .expect("compiled bands name candidates (checked at build time)")
+    }
+}
+
 /// A non-routed module (helper kernels such as activation quantization).
 #[derive(Debug)]
 pub struct Module {

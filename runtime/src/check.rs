@@ -5,7 +5,7 @@
 use half::bf16;
 use serde::Serialize;
 
-use crate::catalog::{self, Variant, VARIANTS};
+use crate::catalog::{Variant, VARIANTS};
 use crate::gpu::Gpu;
 use crate::ops::routed;
 
@@ -206,7 +206,7 @@ pub fn run(
         }
         // The whole op through the compiled route, with inputs wider than one launch.
         for width in [widest + 1, widest + 8, tokens] {
-            let choose = |w: u32| compiled_variant(family, w);
+            let choose = |w: u32| family.compiled_variant(w);
             let (err, problem) = inst.check_forward(gpu, width, &choose)?;
             rows.push(CheckRow {
                 key: key.clone(),
@@ -229,23 +229,6 @@ pub fn poison<T>(gpu: &Gpu, y: &mut cudarc::driver::CudaSlice<T>) -> anyhow::Res
     let (ptr, _guard) = y.device_ptr_mut(&gpu.stream);
     unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xFF, bytes, gpu.stream.cu_stream()) }?;
     Ok(())
-}
-
-/// The compiled route's variant of a family for a launch width.
-pub fn compiled_variant(family: &catalog::Family, width: u32) -> &'static Variant {
-    let schedule = family
-        .compiled
-        .iter()
-        .find(|(last, _)| width <= *last)
-        .or(family.compiled.last())
-        .map(|(_, s)| *s)
-        .expect("a family has compiled bands");
-    family
-        .candidates
-        .iter()
-        .map(|&i| &VARIANTS[i])
-        .find(|v| v.schedule == schedule)
-        .expect("compiled bands name candidates (checked at build time)")
 }
 
 /// Groups rows per (key, variant) for the default table: widths, worst error, verdict.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::calibrate::{self, measure::Selection};
-use crate::catalog::{self, CatalogView, Variant, VARIANTS};
+use crate::catalog::{self, CatalogView, Variant};
 use crate::gpu::Gpu;
 use crate::profile::format::{FileState, ProfileFile};
 use crate::profile::lookup::{self, RouteTable};
@@ -108,9 +108,11 @@ impl Engine {
     /// The variant serving `width` of route key `key`, per the installed table.
     pub fn variant(&self, key: &str, width: u32) -> &'static Variant {
         let schedule = lookup::schedule_on(self.gpu.info.ordinal, key, width);
-        find_variant(key, schedule).unwrap_or_else(|| {
-            panic!("route table names {schedule:?} for {key}, which this build lacks")
-        })
+        catalog::split_route_key(key)
+            .and_then(|(family, _)| family.candidate(schedule))
+            .unwrap_or_else(|| {
+                panic!("route table names {schedule:?} for {key}, which this build lacks")
+            })
     }
 }
 
@@ -118,16 +120,6 @@ fn in_memory(entry: crate::profile::format::Entry) -> ProfileFile {
     let mut f = ProfileFile::default();
     f.devices.push(entry);
     f
-}
-
-/// `family/shape` + schedule → the generated variant.
-pub fn find_variant(key: &str, schedule: &str) -> Option<&'static Variant> {
-    let (family, _) = catalog::split_route_key(key)?;
-    family
-        .candidates
-        .iter()
-        .map(|&i| &VARIANTS[i])
-        .find(|v| v.schedule == schedule)
 }
 
 pub fn describe(engine: &Engine) -> String {

@@ -11,7 +11,6 @@ use anyhow::Context as _;
 use super::decide::{self, WidthTimes};
 use crate::bench::weight_copies;
 use crate::catalog::{self, Family, Variant, VARIANTS};
-use crate::check::compiled_variant;
 use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
 use crate::ops::routed::{self, RoutedOp};
@@ -113,7 +112,7 @@ fn calibrate_key(
     for &width in family.widths {
         tick(&format!("{key} T={width}"));
         let t = width as usize;
-        let compiled = compiled_variant(family, width);
+        let compiled = family.compiled_variant(width);
         let candidates = candidates_for(family, width);
         let mut graphs = Vec::new();
         for v in &candidates {
