@@ -158,9 +158,12 @@ pub fn generate(cfg: &Config) -> Result<Report> {
         first
     })?;
     for c in &compiled {
-        let entry = format!(".entry {}(", c.name);
-        let entry2 = format!(".entry {}\n", c.name);
-        if !c.ptx.contains(&entry) && !c.ptx.contains(&entry2) {
+        // `{{ entry }}` itself, or entry points `{{ entry }}_<suffix>` (a family whose
+        // variants come in several forms, e.g. one kernel per KV cache format).
+        let has_entry = [format!(".entry {}(", c.name), format!(".entry {}\n", c.name), format!(".entry {}_", c.name)]
+            .iter()
+            .any(|e| c.ptx.contains(e.as_str()));
+        if !has_entry {
             let v = variants.iter().find(|v| v.name == c.name).expect("variant");
             return Err(Error::new(
                 &catalog.path,
@@ -168,7 +171,7 @@ pub fn generate(cfg: &Config) -> Result<Report> {
                 v.context(),
                 format!(
                     "variant `{}`: the PTX has no entry point `{}`; the template must define \
-                     `extern \"C\" __global__ void {{{{ entry }}}}(...)`",
+                     `extern \"C\" __global__ void {{{{ entry }}}}(...)` (or `{{{{ entry }}}}_<suffix>`)",
                     c.name, c.name
                 ),
             ));

@@ -441,14 +441,14 @@ impl<'a> Cx<'a> {
         for k in rf.keys.get_ref() {
             let l = self.line(k);
             let key = k.get_ref();
-            if key.is_empty()
-                || key.contains('/')
+            // Keys may have parts (`h24/int8/w1`), never empty ones.
+            if key.split('/').any(str::is_empty)
                 || key.chars().any(|c| c.is_whitespace() || c == '"')
             {
                 return Err(self.err(
                     l,
                     &cx,
-                    format!("bad key `{key}`: no `/`, blanks or quotes, not empty"),
+                    format!("bad key `{key}`: no blanks, quotes or empty `/` parts"),
                 ));
             }
             if let Some(first) = seen.insert(key.clone(), l) {

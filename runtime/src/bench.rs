@@ -99,13 +99,16 @@ pub fn run(
             .clone()
             .unwrap_or_else(|| family.widths.to_vec());
         let t_max = *widths.iter().max().unwrap_or(&1) as usize;
-        let copies = weight_copies(gpu.info.l2_bytes, op.weight_bytes(shape)?);
-        let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), copies, t_max)?;
-        // Launches per graph: every copy at least twice, and enough to dwarf event overhead.
-        let launches = (2 * copies).max(40);
+        let t_min = *widths.iter().min().unwrap_or(&1) as usize;
+        let l2 = gpu.info.l2_bytes;
+        let most_copies = op.copies_at(l2, shape, t_min)?;
+        let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), most_copies, t_max)?;
         for &width in &widths {
             progress(&format!("{key} T={width}"));
             let t = width as usize;
+            let copies = op.copies_at(l2, shape, t)?.min(most_copies);
+            // Launches per graph: every copy at least twice, and enough to dwarf event overhead.
+            let launches = (2 * copies).max(40);
             let choose = |w: u32| route(&key, w);
             let schedule = describe_schedules(t, op.max_launch_width(), &choose);
             // Warm-up (module loads) outside the graphs.

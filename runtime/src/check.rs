@@ -174,9 +174,7 @@ pub fn run(
     let seed = opts.seed.unwrap_or_else(crate::ops::routed::fresh_seed);
     for routed::KeyOf { op, shape, key } in routed::implemented_keys(opts.only.as_deref()) {
         let family = op.family();
-        let widest = op.max_launch_width();
-        // Twice the widest launch: every single-launch width, plus split launches.
-        let tokens = 2 * widest;
+        let tokens = op.check_tokens();
         progress(&format!("{key}: inputs and CPU reference (seed {seed})"));
         let mut inst = op.prepare(gpu, shape, seed, 1, tokens)?;
         for h in inst.prepare_check(gpu)? {
@@ -192,7 +190,7 @@ pub fn run(
         for &index in family.candidates {
             let variant: &'static Variant = &VARIANTS[index];
             progress(&format!("{key}: {}", variant.name));
-            for width in 1..=variant.launch.max_width as usize {
+            for width in op.check_widths(variant) {
                 let (err, problem) = inst.check_variant(gpu, variant, width)?;
                 rows.push(CheckRow {
                     key: key.clone(),
@@ -205,7 +203,7 @@ pub fn run(
             }
         }
         // The whole op through the compiled route, with inputs wider than one launch.
-        for width in [widest + 1, widest + 8, tokens] {
+        for width in op.forward_check_widths() {
             let choose = |w: u32| family.compiled_variant(w);
             let (err, problem) = inst.check_forward(gpu, width, &choose)?;
             rows.push(CheckRow {
@@ -252,7 +250,7 @@ pub fn print_table(rows: &[CheckRow], every_width: bool) {
         let widths = if group.len() == 1 {
             group[0].width.to_string()
         } else {
-            format!("1-{}", group.last().unwrap().width)
+            format!("{}-{}", group[0].width, group.last().unwrap().width)
         };
         let verdict = if failed.is_empty() {
             "pass".to_string()

@@ -9,7 +9,6 @@ use std::time::Instant;
 use anyhow::Context as _;
 
 use super::decide::{self, WidthTimes};
-use crate::bench::weight_copies;
 use crate::catalog::{self, Family, Variant, VARIANTS};
 use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
@@ -102,16 +101,19 @@ fn calibrate_key(
 ) -> anyhow::Result<Vec<(u32, String)>> {
     let family = op.family();
     let shape = key.split_once('/').context("route key")?.1;
-    let copies = weight_copies(gpu.info.l2_bytes, op.weight_bytes(shape)?);
+    let t_min = *family.widths.iter().min().context("calibration widths")? as usize;
     let t_max = *family.widths.iter().max().context("calibration widths")? as usize;
-    let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), copies, t_max)?;
-    let launches = (2 * copies).max(20);
+    let l2 = gpu.info.l2_bytes;
+    let most_copies = op.copies_at(l2, shape, t_min)?;
+    let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), most_copies, t_max)?;
 
     let mut winners: Vec<(u32, String)> = Vec::new();
     let mut previous: Option<String> = None;
     for &width in family.widths {
         tick(&format!("{key} T={width}"));
         let t = width as usize;
+        let copies = op.copies_at(l2, shape, t)?.min(most_copies);
+        let launches = (2 * copies).max(20);
         let compiled = family.compiled_variant(width);
         let candidates = candidates_for(family, width);
         let mut graphs = Vec::new();

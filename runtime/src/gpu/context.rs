@@ -74,6 +74,9 @@ pub struct Gpu {
     pub stream: Arc<CudaStream>,
     pub info: DeviceInfo,
     functions: Vec<OnceLock<CudaFunction>>,
+    modules: Vec<OnceLock<Arc<cudarc::driver::CudaModule>>>,
+    /// Entry points `<variant>_<suffix>` (families with several kernels per variant).
+    suffixed: std::sync::Mutex<std::collections::HashMap<(usize, String), CudaFunction>>,
 }
 
 impl Gpu {
@@ -89,28 +92,63 @@ impl Gpu {
             stream,
             info,
             functions: VARIANTS.iter().map(|_| OnceLock::new()).collect(),
+            modules: VARIANTS.iter().map(|_| OnceLock::new()).collect(),
+            suffixed: Default::default(),
         }))
     }
 
-    /// The variant's kernel, loading its module on first use.
-    pub fn function(&self, variant: &'static Variant) -> anyhow::Result<&CudaFunction> {
-        let index = VARIANTS
+    fn index_of(variant: &'static Variant) -> usize {
+        VARIANTS
             .iter()
             .position(|v| std::ptr::eq(v, variant))
-            .expect("variant from this build's table");
-        if let Some(f) = self.functions[index].get() {
-            return Ok(f);
+            .expect("variant from this build's table")
+    }
+
+    /// The variant's module, loaded on first use (after checking the driver takes its PTX).
+    fn module(&self, variant: &'static Variant) -> anyhow::Result<&Arc<cudarc::driver::CudaModule>> {
+        let index = Self::index_of(variant);
+        if let Some(m) = self.modules[index].get() {
+            return Ok(m);
         }
         ptx_isa::check_driver_accepts(variant.ptx, variant.name, self.info.cuda_driver)?;
         let module = self
             .ctx
             .load_module(cudarc::nvrtc::Ptx::from_src(variant.ptx))
             .with_context(|| format!("loading the module of {}", variant.name))?;
-        let function = module
+        let _ = self.modules[index].set(module);
+        Ok(self.modules[index].get().unwrap())
+    }
+
+    /// The variant's kernel, loading its module on first use.
+    pub fn function(&self, variant: &'static Variant) -> anyhow::Result<&CudaFunction> {
+        let index = Self::index_of(variant);
+        if let Some(f) = self.functions[index].get() {
+            return Ok(f);
+        }
+        let function = self
+            .module(variant)?
             .load_function(variant.name)
             .with_context(|| format!("finding entry point {} in its module", variant.name))?;
         let _ = self.functions[index].set(function);
         Ok(self.functions[index].get().unwrap())
+    }
+
+    /// The entry point `<variant>_<suffix>` of the variant's module.
+    pub fn entry(&self, variant: &'static Variant, suffix: &str) -> anyhow::Result<CudaFunction> {
+        let key = (Self::index_of(variant), suffix.to_string());
+        if let Some(f) = self.suffixed.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(f.clone());
+        }
+        let name = format!("{}_{suffix}", variant.name);
+        let function = self
+            .module(variant)?
+            .load_function(&name)
+            .with_context(|| format!("finding entry point {name} in its module"))?;
+        self.suffixed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, function.clone());
+        Ok(function)
     }
 
     pub fn sync(&self) -> anyhow::Result<()> {

@@ -1,6 +1,7 @@
 //! Operations: host packing, CPU references and GPU launchers of the kernel families,
 //! and the `routed` interface check, bench and calibration drive them through.
 
+pub mod attn_i8_small;
 pub mod groupwise;
 pub mod kv;
 pub mod q4_linear_add;

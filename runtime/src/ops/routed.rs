@@ -16,6 +16,26 @@ pub trait RoutedOp: Sync {
     fn max_launch_width(&self) -> usize;
     /// Bytes of one copy of the weights of `shape` (to size rotations past L2).
     fn weight_bytes(&self, shape: &str) -> anyhow::Result<usize>;
+    /// Weight copies a timing graph at width `t` rotates through so that every launch
+    /// reads from HBM (ops whose bytes grow with the width, like attention's window,
+    /// need fewer at wide widths).
+    fn copies_at(&self, l2_bytes: usize, shape: &str, _t: usize) -> anyhow::Result<usize> {
+        Ok(crate::bench::weight_copies(l2_bytes, self.weight_bytes(shape)?))
+    }
+    /// Tokens `ninfer check` prepares: twice the widest launch by default (every
+    /// single-launch width, plus split launches).
+    fn check_tokens(&self) -> usize {
+        2 * self.max_launch_width()
+    }
+    /// Widths `ninfer check` runs `variant` at: every width it serves by default.
+    fn check_widths(&self, variant: &Variant) -> Vec<usize> {
+        (1..=variant.launch.max_width as usize).collect()
+    }
+    /// Widths of the whole-op checks through the compiled route: past one launch by default.
+    fn forward_check_widths(&self) -> Vec<usize> {
+        let w = self.max_launch_width();
+        vec![w + 1, w + 8, self.check_tokens()]
+    }
     /// Synthetic weights of `shape` (`copies` copies, so timing can rotate them past
     /// L2) and inputs for `tokens` tokens, on the GPU.
     fn prepare(
@@ -80,6 +100,7 @@ pub fn implemented() -> Vec<&'static dyn RoutedOp> {
         &super::t2_i8_small::op::T2I8Small,
         &super::q4_linear_add::op::Q4LinearAdd,
         &super::q6_head::op::Q6Head,
+        &super::attn_i8_small::op::AttnI8Small,
     ]
 }
 

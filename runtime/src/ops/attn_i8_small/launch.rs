@@ -1,0 +1,320 @@
+//! Host side of the decode attention on the GPU: route-key parsing, the split-KV plan,
+//! the shared-memory arena each launch needs, and the two launches (split kernel, reduce).
+//! Inference, check, bench and calibration all go through [`attend`].
+
+use anyhow::{ensure, Context as _};
+use cudarc::driver::sys::CUfunction_attribute_enum;
+use cudarc::driver::{CudaFunction, CudaSlice, CudaView, LaunchConfig, PushKernelArg};
+use half::bf16;
+
+use crate::catalog::{self, Family, Variant};
+use crate::gpu::Gpu;
+use crate::ops::kv::format::KvFormat;
+use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
+
+/// Widest query width one launch serves (the keys are `w1` .. `w8`).
+pub const MAX_QUERY_WIDTH: usize = 8;
+
+pub fn family() -> &'static Family {
+    catalog::family("attn_i8_small").expect("catalog.toml declares attn_i8_small")
+}
+
+/// A route key's instance `h<query heads>/<format>/w<W>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttnKey {
+    pub format: KvFormat,
+    /// New query columns per launch.
+    pub width: usize,
+}
+
+impl AttnKey {
+    pub fn parse(shape: &str) -> anyhow::Result<Self> {
+        let parts: Vec<&str> = shape.split('/').collect();
+        let [heads, format, width] = parts[..] else {
+            anyhow::bail!("attention key {shape:?} is not h<heads>/<format>/w<W>");
+        };
+        ensure!(
+            heads == format!("h{Q_HEADS}"),
+            "attention key {shape:?}: this build's kernels serve {Q_HEADS} query heads over {KV_HEADS} KV heads"
+        );
+        let width: usize = width
+            .strip_prefix('w')
+            .and_then(|w| w.parse().ok())
+            .with_context(|| format!("attention key {shape:?}: width is not w<number>"))?;
+        ensure!(
+            (1..=MAX_QUERY_WIDTH).contains(&width),
+            "attention key {shape:?}: W must be 1..={MAX_QUERY_WIDTH}"
+        );
+        Ok(AttnKey {
+            format: format.parse()?,
+            width,
+        })
+    }
+
+    /// Query rows of one KV head: its 6 query heads x W columns.
+    pub fn rows(&self) -> usize {
+        GQA * self.width
+    }
+}
+
+fn param(variant: &Variant, name: &str) -> usize {
+    variant
+        .param(name)
+        .unwrap_or_else(|| panic!("{}: schedule parameter {name}", variant.name)) as usize
+}
+
+/// The query-tile class a launch's entry point holds registers for: 8-row tiles of the
+/// 6W rows, rounded up to the classes the template instantiates (1, 2, 3, 6).
+pub fn tile_class(width: usize) -> usize {
+    match (GQA * width).div_ceil(8) {
+        0 | 1 => 1,
+        2 => 2,
+        3 => 3,
+        _ => 6,
+    }
+}
+
+/// Dynamic shared memory of one CTA: the cp.async ring plus the query-row buffers
+/// (the kernel's `Layout` and `Arena`, in the same order).
+pub fn smem_bytes(format: KvFormat, variant: &Variant, width: usize) -> usize {
+    let kb = param(variant, "key_block");
+    let stages = param(variant, "stages");
+    let rows = if param(variant, "dyn_smem") == 1 {
+        (GQA * width).div_ceil(8) * 8
+    } else {
+        GQA * MAX_QUERY_WIDTH
+    };
+    let (kcb, vcb) = (format.k_code_bytes(), format.v_code_bytes());
+    let stage = kb * (kcb + 16) + kb * (vcb + 16) + kb * 2 * format.k_groups() + kb * 2 * format.v_groups();
+    let int8_k = format.k_bits() == 8;
+    let q_row = if int8_k { HEAD_DIM + 16 } else { 2 * HEAD_DIM + 16 };
+    let q_scales = if int8_k { HEAD_DIM / 64 * 4 } else { 0 };
+    let scores = (kb + 4) * 4;
+    let probs = (kb + 8) * 2;
+    let lut = if int8_k { 0 } else { 1024 };
+    stages * stage + rows * (q_row + q_scales + scores + probs + 4) + lut
+}
+
+/// How a window is cut over CTAs: `splits` CTAs per KV head, each over
+/// `keys_per_split` keys (a multiple of the key block), the last one shorter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitPlan {
+    pub splits: usize,
+    pub keys_per_split: usize,
+}
+
+/// Whole waves: SMs x CTAs per SM / KV heads splits, fewer when the window has fewer
+/// key blocks than that (every split gets at least one block, none is empty).
+pub fn split_plan(sms: usize, ctas_per_sm: usize, kv_heads: usize, key_block: usize, len: usize) -> SplitPlan {
+    let blocks = len.div_ceil(key_block).max(1);
+    let wave = (sms * ctas_per_sm / kv_heads).max(1);
+    let per_split = blocks.div_ceil(wave.min(blocks));
+    let keys_per_split = per_split * key_block;
+    SplitPlan {
+        splits: len.max(1).div_ceil(keys_per_split),
+        keys_per_split,
+    }
+}
+
+/// The widest split count any candidate can ask on this device (workspace sizing).
+pub fn max_splits(sms: usize) -> usize {
+    family()
+        .candidates
+        .iter()
+        .map(|&i| &catalog::VARIANTS[i])
+        .map(|v| (sms * param(v, "ctas_per_sm") / KV_HEADS).max(1))
+        .max()
+        .unwrap_or(1)
+}
+
+/// Split partials: unnormalized outputs and (max, sum) per (KV head, split, row).
+pub struct Workspace {
+    pub o: CudaSlice<f32>,
+    pub ml: CudaSlice<f32>,
+    pub max_splits: usize,
+}
+
+impl Workspace {
+    pub fn new(gpu: &Gpu) -> anyhow::Result<Self> {
+        let max_splits = max_splits(gpu.info.identity.multiprocessors as usize);
+        let rows = KV_HEADS * max_splits * GQA * MAX_QUERY_WIDTH;
+        Ok(Workspace {
+            o: gpu.stream.alloc_zeros(rows * HEAD_DIM)?,
+            ml: gpu.stream.alloc_zeros(rows * 2)?,
+            max_splits,
+        })
+    }
+}
+
+/// A paged cache on the GPU as the kernels read it (docs/formats.md "Pages"): the pool
+/// `[physical page][KV head][page bytes]` and the page table from the first logical page.
+pub struct CacheView<'a> {
+    pub format: KvFormat,
+    pub pool: &'a CudaSlice<u8>,
+    pub page_table: CudaView<'a, i32>,
+    /// Tokens in the cache (the W new ones included).
+    pub len: usize,
+}
+
+fn allow_dynamic_shared(f: &CudaFunction, name: &str, bytes: usize) -> anyhow::Result<()> {
+    static RAISED: std::sync::Mutex<Vec<(String, usize)>> = std::sync::Mutex::new(Vec::new());
+    let mut raised = RAISED.lock().unwrap_or_else(|e| e.into_inner());
+    if !raised.iter().any(|(k, b)| k == name && *b >= bytes) {
+        f.set_attribute(
+            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+        .with_context(|| format!("{name}: allowing {bytes} bytes of dynamic shared memory"))?;
+        raised.retain(|(k, _)| k != name);
+        raised.push((name.to_string(), bytes));
+    }
+    Ok(())
+}
+
+/// One attention step: `out[W][24][256]` (BF16) for the W query columns `q[W][24][256]`
+/// against the cache, through `variant` (FP16 P.V accumulation when `pv_f16`).
+#[allow(clippy::too_many_arguments)]
+pub fn attend(
+    gpu: &Gpu,
+    variant: &'static Variant,
+    pv_f16: bool,
+    cache: &CacheView,
+    q: &CudaSlice<bf16>,
+    width: usize,
+    ws: &mut Workspace,
+    out: &mut CudaSlice<bf16>,
+) -> anyhow::Result<()> {
+    ensure!(
+        (1..=MAX_QUERY_WIDTH).contains(&width) && cache.len >= width,
+        "attention: need 1 <= W <= {MAX_QUERY_WIDTH} and W <= cache length (W = {width}, length {})",
+        cache.len
+    );
+    ensure!(
+        q.len() >= width * Q_HEADS * HEAD_DIM && out.len() >= width * Q_HEADS * HEAD_DIM,
+        "attention: q or out holds fewer than W x {Q_HEADS} x {HEAD_DIM} values"
+    );
+    let pages = cache.len.div_ceil(PAGE_TOKENS);
+    ensure!(
+        cache.page_table.len() >= pages,
+        "attention: page table has {} entries, the window needs {pages}",
+        cache.page_table.len()
+    );
+    let kb = param(variant, "key_block");
+    let plan = split_plan(
+        gpu.info.identity.multiprocessors as usize,
+        param(variant, "ctas_per_sm"),
+        KV_HEADS,
+        kb,
+        cache.len,
+    );
+    ensure!(plan.splits <= ws.max_splits, "attention workspace too small");
+    let suffix = format!(
+        "{}_n{}{}",
+        cache.format.name(),
+        tile_class(width),
+        if pv_f16 { "_pv16" } else { "" }
+    );
+    let f = gpu.entry(variant, &suffix)?;
+    let smem = smem_bytes(cache.format, variant, width);
+    let name = format!("{}_{suffix}", variant.name);
+    allow_dynamic_shared(&f, &name, smem)?;
+    let cfg = LaunchConfig {
+        grid_dim: (plan.splits as u32, KV_HEADS as u32, 1),
+        block_dim: (variant.launch.threads, 1, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    let (len_i, w_i, kps_i, kvh_i) = (
+        cache.len as i32,
+        width as i32,
+        plan.keys_per_split as i32,
+        KV_HEADS as i32,
+    );
+    let mut b = gpu.stream.launch_builder(&f);
+    b.arg(cache.pool)
+        .arg(&cache.page_table)
+        .arg(q)
+        .arg(&mut ws.o)
+        .arg(&mut ws.ml)
+        .arg(&len_i)
+        .arg(&w_i)
+        .arg(&kps_i)
+        .arg(&kvh_i);
+    unsafe { b.launch(cfg) }.with_context(|| format!("launching {name}"))?;
+
+    let reduce = gpu.entry(variant, "reduce")?;
+    let cfg = LaunchConfig {
+        grid_dim: ((GQA * width) as u32, KV_HEADS as u32, 1),
+        block_dim: (HEAD_DIM as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let splits_i = plan.splits as i32;
+    let mut b = gpu.stream.launch_builder(&reduce);
+    b.arg(&ws.o)
+        .arg(&ws.ml)
+        .arg(out)
+        .arg(&splits_i)
+        .arg(&w_i)
+        .arg(&kvh_i);
+    unsafe { b.launch(cfg) }.with_context(|| format!("launching {}_reduce", variant.name))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::VARIANTS;
+
+    #[test]
+    fn keys_parse() {
+        let k = AttnKey::parse("h24/rk8v4/w3").unwrap();
+        assert_eq!((k.format, k.width, k.rows()), (KvFormat::Rk8v4, 3, 18));
+        for bad in ["h24/int8", "h32/int8/w1", "h24/int4/w1", "h24/int8/w9", "h24/int8/w0", "h24/int8/x1"] {
+            assert!(AttnKey::parse(bad).is_err(), "{bad}");
+        }
+        for shape in family().keys {
+            AttnKey::parse(shape).unwrap();
+        }
+    }
+
+    #[test]
+    fn split_plans_fill_whole_waves_and_cover_the_window() {
+        // H200: 132 SMs x 2 CTAs / 4 KV heads = 66 splits.
+        let p = split_plan(132, 2, 4, 64, 262144);
+        assert_eq!(p.splits, 66);
+        assert!(p.splits * p.keys_per_split >= 262144);
+        assert!((p.splits - 1) * p.keys_per_split < 262144);
+        assert_eq!(p.keys_per_split % 64, 0);
+        // A short window: one block per split, no empty split.
+        let p = split_plan(132, 2, 4, 64, 100);
+        assert_eq!((p.splits, p.keys_per_split), (2, 64));
+        let p = split_plan(132, 2, 4, 64, 1);
+        assert_eq!((p.splits, p.keys_per_split), (1, 64));
+        for len in [1usize, 63, 64, 65, 4133, 65536, 262143] {
+            for (cps, kb) in [(1, 128), (3, 32), (4, 32)] {
+                let p = split_plan(132, cps, 4, kb, len);
+                assert!(p.splits * p.keys_per_split >= len && (p.splits - 1) * p.keys_per_split < len);
+                assert!(p.splits <= 132 * cps / 4);
+            }
+        }
+    }
+
+    #[test]
+    fn tile_classes_hold_every_row() {
+        for w in 1..=MAX_QUERY_WIDTH {
+            assert!(tile_class(w) * 8 >= GQA * w, "W = {w}");
+        }
+        assert_eq!((1..=8).map(tile_class).collect::<Vec<_>>(), [1, 2, 3, 3, 6, 6, 6, 6]);
+    }
+
+    #[test]
+    fn every_schedule_fits_in_shared_memory_at_w1() {
+        // 227 KiB is the per-block limit on sm_90; a schedule sized for more CTAs than fit
+        // still runs (calibration measures it), but one CTA must fit.
+        for &i in family().candidates {
+            let v = &VARIANTS[i];
+            for f in KvFormat::ALL {
+                assert!(smem_bytes(f, v, 1) <= 227 * 1024, "{} {f}", v.name);
+            }
+        }
+    }
+}

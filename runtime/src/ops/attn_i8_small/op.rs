@@ -1,0 +1,352 @@
+//! `attn_i8_small` as a routed op for check, bench and calibration. The route width is
+//! the KV window: `forward(copy, t)` attends the key's W query columns to a cache of `t`
+//! tokens.
+//!
+//! Timing: one pool holds the widest window; "copy" `c` of a window of `t` tokens is
+//! the page-table slice starting at logical page `c * pages(t)` (the table is the
+//! identity), so consecutive launches of a short window read disjoint pages and come
+//! from HBM, like weight copies do for the projections. Synthetic pools are random
+//! codes with random in-range scales, generated on every core.
+//!
+//! Check: a real cache (random BF16 rows appended through the CPU append rule, pages
+//! permuted so the page table matters) of [`CHECK_TOKENS`] tokens, windows not multiples
+//! of the page or key block, every variant with FP32 and FP16 P.V accumulation, against
+//! the f64 reference of `ops::kv::reference`.
+
+use std::collections::BTreeMap;
+
+use anyhow::Context as _;
+use cudarc::driver::CudaSlice;
+use half::{bf16, f16};
+use rand::{Rng, SeedableRng};
+
+use super::launch::{self as attn, AttnKey, CacheView, Workspace};
+use super::switches;
+use crate::catalog::{Family, Variant};
+use crate::check::{compare_rows, poison};
+use crate::gpu::Gpu;
+use crate::ops::groupwise::par_chunks;
+use crate::ops::kv::cache::KvCache;
+use crate::ops::kv::format::KvFormat;
+use crate::ops::kv::reference;
+use crate::ops::kv::{HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
+use crate::ops::routed::{check_outcome, Choose, HelperCheck, Prepared, RoutedOp};
+
+/// Tokens of the checked cache: 64 pages and 37 tokens (a partial last page).
+pub const CHECK_TOKENS: usize = 64 * PAGE_TOKENS + 37;
+/// Windows every variant is checked at: a single page's worth of new tokens, partial
+/// pages and key blocks, exact pages, a whole cache with a partial last page.
+pub const CHECK_WINDOWS: [usize; 7] = [8, 33, 64, 100, 129, 1000, CHECK_TOKENS];
+/// Shortest calibrated window: sizes the number of "copies" a timing graph rotates.
+const SHORTEST_TIMED_WINDOW: usize = 1024;
+
+pub struct AttnI8Small;
+
+impl RoutedOp for AttnI8Small {
+    fn family(&self) -> &'static Family {
+        attn::family()
+    }
+
+    fn max_launch_width(&self) -> usize {
+        *self.family().compiled.last().map(|(w, _)| w).unwrap_or(&1) as usize
+    }
+
+    fn weight_bytes(&self, shape: &str) -> anyhow::Result<usize> {
+        let key = AttnKey::parse(shape)?;
+        Ok(SHORTEST_TIMED_WINDOW * KV_HEADS * key.format.token_bytes())
+    }
+
+    fn copies_at(&self, l2_bytes: usize, shape: &str, t: usize) -> anyhow::Result<usize> {
+        let key = AttnKey::parse(shape)?;
+        Ok(crate::bench::weight_copies(l2_bytes, t.max(1) * KV_HEADS * key.format.token_bytes()))
+    }
+
+    fn check_tokens(&self) -> usize {
+        CHECK_TOKENS
+    }
+
+    fn check_widths(&self, _variant: &Variant) -> Vec<usize> {
+        CHECK_WINDOWS.to_vec()
+    }
+
+    fn forward_check_widths(&self) -> Vec<usize> {
+        vec![777, CHECK_TOKENS]
+    }
+
+    fn prepare(
+        &self,
+        gpu: &Gpu,
+        shape: &str,
+        seed: u64,
+        _copies: usize,
+        tokens: usize,
+    ) -> anyhow::Result<Box<dyn Prepared>> {
+        let key = AttnKey::parse(shape)?;
+        let tokens = tokens.max(key.width);
+        // A checked cache is built by the append rule; a timed one is random bytes.
+        let (pool_host, table, cpu) = if tokens <= CHECK_TOKENS {
+            let cache = checked_cache(key.format, tokens, seed);
+            let table: Vec<i32> = cache.page_table().iter().map(|&p| p as i32).collect();
+            (cache.pool().to_vec(), table, Some(cache))
+        } else {
+            let pages = tokens.div_ceil(PAGE_TOKENS);
+            let pool = random_pool(key.format, pages, seed);
+            (pool, (0..pages as i32).collect(), None)
+        };
+        let q_host = random_queries(key.width, seed ^ 0x9e37);
+        let n_out = key.width * Q_HEADS * HEAD_DIM;
+        Ok(Box::new(AttnPrepared {
+            key,
+            tokens,
+            pages: table.len(),
+            pool: gpu.stream.clone_htod(&pool_host)?,
+            page_table: gpu.stream.clone_htod(&table)?,
+            q: gpu.stream.clone_htod(&q_host)?,
+            out: gpu.stream.alloc_zeros(2 * n_out)?,
+            ws: Workspace::new(gpu)?,
+            q_host,
+            cpu,
+            references: BTreeMap::new(),
+            pv_f16: switches::smallt_pv_f16(),
+        }))
+    }
+}
+
+/// Random BF16 K/V rows (Gaussian, a few outlier channels) appended in uneven chunks
+/// through the CPU append rule, then the physical pages permuted.
+fn checked_cache(format: KvFormat, tokens: usize, seed: u64) -> KvCache {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut cache = KvCache::new(format, KV_HEADS);
+    let row = |rng: &mut rand::rngs::StdRng| -> Vec<bf16> {
+        (0..KV_HEADS * HEAD_DIM)
+            .map(|i| {
+                let g: f64 = (0..4).map(|_| rng.random::<f64>() - 0.5).sum::<f64>() * 1.7;
+                let outlier = if i % HEAD_DIM == 7 || i % HEAD_DIM == 200 { 6.0 } else { 1.0 };
+                bf16::from_f64(g * outlier)
+            })
+            .collect()
+    };
+    let mut done = 0;
+    for chunk in [1usize, 63, 2, 130, usize::MAX].iter().cycle() {
+        if done == tokens {
+            break;
+        }
+        let n = (*chunk).min(tokens - done);
+        let (mut k, mut v) = (Vec::new(), Vec::new());
+        for _ in 0..n {
+            k.extend(row(&mut rng));
+            v.extend(row(&mut rng));
+        }
+        cache.append(&k, &v, n);
+        done += n;
+    }
+    let pages = cache.page_table().len();
+    let mut perm: Vec<usize> = (0..pages).collect();
+    for i in (1..pages).rev() {
+        perm.swap(i, rng.random_range(0..=i));
+    }
+    cache.permute_pages(&perm);
+    cache
+}
+
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Pages of random codes; scales random in [0.5, 1.5) x the format's unit (absmax/127,
+/// absmax/7, RMS 1), so dequantized values are O(1).
+fn random_pool(format: KvFormat, pages: usize, seed: u64) -> Vec<u8> {
+    let block = format.page_bytes();
+    let mut pool = vec![0u8; pages * KV_HEADS * block];
+    par_chunks(&mut pool, block, |first, chunk| {
+        for (bi, b) in chunk.chunks_mut(block).enumerate() {
+            let mut st = seed ^ ((first + bi) as u64).wrapping_mul(0xd134_2543_de82_ef95);
+            for w in b.chunks_mut(8) {
+                let r = splitmix64(&mut st).to_le_bytes();
+                w.copy_from_slice(&r[..w.len()]);
+            }
+            let scale = |st: &mut u64, unit: f64| {
+                let u = (splitmix64(st) >> 11) as f64 / (1u64 << 53) as f64;
+                f16::from_f64((0.5 + u) * unit).to_le_bytes()
+            };
+            let k_unit = if format.k_bits() == 8 { 1.0 / 127.0 } else { 1.0 };
+            let v_unit = if format.v_bits() == 8 { 1.0 / 127.0 } else { 1.0 / 7.0 };
+            let (ks, vs) = (format.k_scales_offset(), format.v_scales_offset());
+            for i in 0..PAGE_TOKENS * format.k_groups() {
+                b[ks + 2 * i..ks + 2 * i + 2].copy_from_slice(&scale(&mut st, k_unit));
+            }
+            for i in 0..PAGE_TOKENS * format.v_groups() {
+                b[vs + 2 * i..vs + 2 * i + 2].copy_from_slice(&scale(&mut st, v_unit));
+            }
+        }
+    });
+    pool
+}
+
+/// The queries as the kernels multiply them (docs/formats.md "Queries"): for int8 K,
+/// int8 per 64-group with an fp32 scale absmax/127 (code = rint(x * (127 / absmax)) in
+/// fp32); for Lloyd-Max K, FP16. The f64 reference then differs from the kernels only
+/// by their FP16 probabilities and V tiles, which `compare_rows`' tolerance covers.
+pub fn kernel_queries(format: KvFormat, q: Vec<f64>) -> Vec<f64> {
+    if format.k_bits() != 8 {
+        return q.into_iter().map(|x| f16::from_f64(x).to_f64()).collect();
+    }
+    q.chunks(64)
+        .flat_map(|g| {
+            let x: Vec<f32> = g.iter().map(|&v| v as f32).collect();
+            let a = x.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+            let (scale, inv) = (a / 127.0, if a > 0.0 { 127.0 / a } else { 0.0 });
+            x.into_iter()
+                .map(move |v| ((v * inv).round_ties_even() * scale) as f64)
+        })
+        .collect()
+}
+
+fn random_queries(width: usize, seed: u64) -> Vec<bf16> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..width * Q_HEADS * HEAD_DIM)
+        .map(|_| bf16::from_f64((0..4).map(|_| rng.random::<f64>() - 0.5).sum::<f64>() * 1.7))
+        .collect()
+}
+
+struct AttnPrepared {
+    key: AttnKey,
+    tokens: usize,
+    pages: usize,
+    pool: CudaSlice<u8>,
+    page_table: CudaSlice<i32>,
+    q: CudaSlice<bf16>,
+    /// `2 x W x 24 x 256`: the second half stays poisoned (catches writes past W).
+    out: CudaSlice<bf16>,
+    ws: Workspace,
+    q_host: Vec<bf16>,
+    cpu: Option<KvCache>,
+    /// f64 reference per checked window.
+    references: BTreeMap<usize, Vec<f64>>,
+    pv_f16: bool,
+}
+
+impl AttnPrepared {
+    fn launch(
+        &mut self,
+        gpu: &Gpu,
+        variant: &'static Variant,
+        pv_f16: bool,
+        copy: usize,
+        window: usize,
+    ) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            window <= self.tokens,
+            "window {window} is past the {} prepared tokens",
+            self.tokens
+        );
+        let pages = window.div_ceil(PAGE_TOKENS);
+        let first = (copy % (self.pages / pages).max(1)) * pages;
+        let cache = CacheView {
+            format: self.key.format,
+            pool: &self.pool,
+            page_table: self.page_table.slice(first..),
+            len: window,
+        };
+        attn::attend(gpu, variant, pv_f16, &cache, &self.q, self.key.width, &mut self.ws, &mut self.out)
+    }
+
+    fn compare(&self, gpu: &Gpu, window: usize) -> anyhow::Result<(f64, Option<String>)> {
+        let reference = self.references.get(&window).context("prepare_check first")?;
+        let host = gpu.stream.clone_dtoh(&self.out)?;
+        let row = Q_HEADS * HEAD_DIM;
+        Ok(compare_rows(&host, reference, row, self.key.width, 2 * self.key.width))
+    }
+
+    fn checked(
+        &mut self,
+        gpu: &Gpu,
+        variant: &'static Variant,
+        pv_f16: bool,
+        window: usize,
+    ) -> anyhow::Result<(f64, Option<String>)> {
+        poison(gpu, &mut self.out)?;
+        let launched = self.launch(gpu, variant, pv_f16, 0, window).and_then(|_| gpu.sync());
+        check_outcome(launched, || self.compare(gpu, window))
+    }
+}
+
+impl Prepared for AttnPrepared {
+    fn bytes(&self, t: usize) -> usize {
+        // K and V of the window (codes and scales), the queries, the BF16 output.
+        t * KV_HEADS * self.key.format.token_bytes() + 2 * 2 * self.key.width * Q_HEADS * HEAD_DIM
+    }
+
+    fn forward(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()> {
+        let variant = choose(t as u32);
+        let pv = self.pv_f16;
+        self.launch(gpu, variant, pv, copy, t)
+    }
+
+    fn routed_only(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()> {
+        // Split kernel and reduce are both the routed variant's.
+        self.forward(gpu, copy, t, choose)
+    }
+
+    fn reset_output(&mut self, _gpu: &Gpu) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    fn output(&self, gpu: &Gpu, _t: usize) -> anyhow::Result<Vec<f64>> {
+        let n = self.key.width * Q_HEADS * HEAD_DIM;
+        let y = gpu.stream.clone_dtoh(&self.out.slice(..n))?;
+        Ok(y.iter().map(|v| v.to_f64()).collect())
+    }
+
+    fn prepare_check(&mut self, _gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
+        let cache = self.cpu.as_ref().context("a checked cache (prepare with few tokens)")?;
+        let (k, v) = reference::dequantized(cache);
+        let q = kernel_queries(cache.format(), reference::queries(cache, &self.q_host));
+        let w = self.key.width;
+        let windows: Vec<usize> = CHECK_WINDOWS
+            .iter()
+            .copied()
+            .chain([777])
+            .filter(|&l| l >= w && l <= cache.len())
+            .collect();
+        let refs: Vec<(usize, Vec<f64>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = windows
+                .iter()
+                .map(|&len| {
+                    let (q, k, v) = (&q, &k, &v);
+                    s.spawn(move || (len, reference::attention_f64(q, w, k, v, len)))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("reference thread")).collect()
+        });
+        self.references = refs.into_iter().collect();
+        Ok(Vec::new())
+    }
+
+    fn check_variant(
+        &mut self,
+        gpu: &Gpu,
+        variant: &'static Variant,
+        window: usize,
+    ) -> anyhow::Result<(f64, Option<String>)> {
+        // Both P.V accumulations; the row reports the worse.
+        let (e32, p32) = self.checked(gpu, variant, false, window)?;
+        let (e16, p16) = self.checked(gpu, variant, true, window)?;
+        let problem = match (p32, p16) {
+            (Some(p), _) => Some(format!("fp32 P.V: {p}")),
+            (None, Some(p)) => Some(format!("fp16 P.V: {p}")),
+            (None, None) => None,
+        };
+        Ok((e32.max(e16), problem))
+    }
+
+    fn check_forward(&mut self, gpu: &Gpu, t: usize, choose: Choose) -> anyhow::Result<(f64, Option<String>)> {
+        let variant = choose(t as u32);
+        let pv = self.pv_f16;
+        self.checked(gpu, variant, pv, t)
+    }
+}

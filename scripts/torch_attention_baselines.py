@@ -1,0 +1,1052 @@
+#!/usr/bin/env python3
+"""PyTorch baselines for decode ("small-T") attention: F.scaled_dot_product_attention.
+
+The seed model's decode step: 24 query heads over 4 KV heads (GQA group 6, query head h
+reads KV head h // 6), head dim 256, scale 1/16, a BF16 K/V cache of `window` tokens and
+W new query columns (W = 1..8) attending causally with bottom-right alignment: column i
+sees keys 0 ..= window - W + i (the last W cache tokens are the new ones).
+
+Backends, each pinned with torch.nn.attention.sdpa_kernel([SDPBackend.X]), probed at
+start-up and skipped with a reason when unavailable:
+  flash      FLASH_ATTENTION
+  cudnn      CUDNN_ATTENTION
+  efficient  EFFICIENT_ATTENTION (an extra)
+  math       MATH (not in the default list: only for checking this script)
+
+Formulations, tried in order per backend and W; the first that runs and matches the
+reference is timed, and the result's "formulation" and "note" say which one ran:
+  gqa     enable_gqa=True: q [1,24,W,256] against K/V [1,4,window,256]; no expansion, so
+          the bytes read are the 4-head cache
+  fold    the 6 query heads of a KV head folded into the query length: q [1,4,6W,256]
+          against K/V [1,4,window,256] (row g*W + i is query head 6*kv + g, column i)
+  expand  K/V repeated to 24 heads beforehand (reads 6x the bytes): never timed unless
+          --allow-expand; without it the skip reason says that it would have worked
+Causality for W > 1 (W = 1 needs no mask: every key is visible):
+  +lower_right  attn_mask=torch.nn.attention.bias.causal_lower_right(W, window). Its
+                dispatch runs FLASH's own causal kernel (bottom-right for q_len != kv_len)
+                and EFFICIENT's lower-right mask type without any mask tensor; on other
+                backends it materializes a boolean mask on every call.
+  +mask         an additive BF16 mask [1,1,rows,window] (0 / -inf), built once.
+is_causal=True is never used for W > 1: SDPA documents it as upper-left aligned for a
+non-square mask (tril(ones(L, S))), and FLASH refuses it when q_len != kv_len. --selftest
+shows this (its informational is_causal rows).
+Default order: flash and efficient gqa+lower_right, gqa+mask, fold+mask, expand+...;
+cudnn gqa+mask first (a precomputed mask instead of CausalBias's per-call one).
+
+Method: fresh random inputs (never zeros); R copies of the K/V cache (and of q) with
+R * bytes >= max(200 MB, 3 x L2) so that every call reads K/V from HBM (one copy at
+262144 tokens: 1 GiB); one CUDA graph of L calls (L >= 2R, a multiple of R) rotating
+through the copies; us per call = replay time (CUDA events) / L, median over >= 7
+replays after warm-up. When capture fails the same sequence is timed as eager launches
+between events and the note says so. Reported per call: us, K/V bytes (BF16 codes,
+4 KV heads: window * 4 * 256 * 2 * 2), GB/s over those bytes, and TFLOP/s counting
+4 * W * 24 * window * 256 FLOPs (QK and PV). Each point is checked against a float32
+reference on copy 0 (--no-check skips it); the probe at start-up checks every
+formulation against a float64 reference on a small window with planted keys that make
+the three alignments (bottom-right, top-left, no mask) give clearly different outputs.
+The same run measures read bandwidth (torch.sum over a large bf16 tensor) and copy
+bandwidth.
+
+Output: JSON (to --out, or stdout) and a table on stderr.
+
+  python3 scripts/torch_attention_baselines.py --selftest
+  python3 scripts/torch_attention_baselines.py --out torch_attention.json
+  python3 scripts/torch_attention_baselines.py --quick --windows 65536 --widths 1,8
+"""
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+import traceback
+import warnings
+
+HQ = 24          # query heads
+HKV = 4          # KV heads
+GROUP = HQ // HKV
+HEAD_DIM = 256
+SCALE = 1.0 / math.sqrt(HEAD_DIM)
+
+DEFAULT_WINDOWS = "8192,65536,262144"
+DEFAULT_WIDTHS = "1,2,4,8"
+DEFAULT_BACKENDS = "flash,cudnn,efficient"
+BACKENDS = ("flash", "cudnn", "efficient", "math")
+SDP_ENUM_NAMES = {
+    "flash": "FLASH_ATTENTION",
+    "cudnn": "CUDNN_ATTENTION",
+    "efficient": "EFFICIENT_ATTENTION",
+    "math": "MATH",
+}
+ALIGNMENTS = ("bottom_right", "top_left", "none")
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+def parse_ints(text, what, allow_k=False):
+    out = []
+    for item in text.split(","):
+        item = item.strip().lower()
+        if not item:
+            continue
+        mult = 1
+        if allow_k and item.endswith("k"):
+            item, mult = item[:-1], 1024
+        try:
+            v = int(item) * mult
+        except ValueError:
+            raise argparse.ArgumentTypeError("%s %r is not an integer" % (what, item))
+        if v <= 0:
+            raise argparse.ArgumentTypeError("%s %r must be positive" % (what, item))
+        if v not in out:
+            out.append(v)
+    if not out:
+        raise argparse.ArgumentTypeError("no %ss given" % what)
+    return out
+
+
+def parse_windows(text):
+    return parse_ints(text, "window", allow_k=True)
+
+
+def parse_widths(text):
+    return parse_ints(text, "width")
+
+
+def parse_backends(text):
+    names = [s.strip().lower() for s in text.split(",") if s.strip()]
+    for n in names:
+        if n not in BACKENDS:
+            raise argparse.ArgumentTypeError(
+                "unknown backend %r (choose from %s)" % (n, ", ".join(BACKENDS)))
+    if not names:
+        raise argparse.ArgumentTypeError("no backends given")
+    return list(dict.fromkeys(names))
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        description="Time torch.nn.functional.scaled_dot_product_attention (FLASH, cuDNN, "
+                    "EFFICIENT backends) for decode steps of the seed model: 24 query heads, "
+                    "4 KV heads, head dim 256, BF16 K/V cache of WINDOW tokens, W new "
+                    "query columns with bottom-right causal alignment; K/V streamed from "
+                    "HBM (rotating copies, CUDA graphs).")
+    p.add_argument("--windows", type=parse_windows, default=parse_windows(DEFAULT_WINDOWS),
+                   help="comma-separated cache lengths in tokens, 'k' = 1024 allowed "
+                        "(default %s)" % DEFAULT_WINDOWS)
+    p.add_argument("--widths", type=parse_widths, default=parse_widths(DEFAULT_WIDTHS),
+                   help="comma-separated W, new query columns per step (default %s)"
+                        % DEFAULT_WIDTHS)
+    p.add_argument("--backends", type=parse_backends, default=parse_backends(DEFAULT_BACKENDS),
+                   help="comma-separated subset of %s (default %s)"
+                        % (",".join(BACKENDS), DEFAULT_BACKENDS))
+    p.add_argument("--out", default=None, help="JSON output path (default: stdout)")
+    p.add_argument("--quick", action="store_true",
+                   help="fewer replays (7) and fewer bandwidth repetitions")
+    p.add_argument("--replays", type=int, default=None,
+                   help="timed graph replays per point (default 25, --quick 7; min 7)")
+    p.add_argument("--warmup", type=int, default=3, help="untimed graph replays (default 3)")
+    p.add_argument("--min-launches", type=int, default=64,
+                   help="at least this many calls per graph (rounded up to a multiple of R, "
+                        "and at least 2R; default 64)")
+    p.add_argument("--rotate-bytes", type=float, default=200e6,
+                   help="minimum K/V bytes over all cache copies (default 200e6; raised to "
+                        "3 x L2 when that is larger)")
+    p.add_argument("--min-copies", type=int, default=1,
+                   help="at least this many cache copies (default 1: one 1 GiB copy at "
+                        "262144 tokens; 2 removes any L2 carry-over between calls)")
+    p.add_argument("--bw-gib", type=float, default=2.0,
+                   help="size of the bandwidth test buffers in GiB (default 2)")
+    p.add_argument("--kv-layout", choices=("bhsd", "bshd"), default="bhsd",
+                   help="memory layout of q and the K/V cache: bhsd = [1, heads, tokens, 256] "
+                        "contiguous (each head's tokens together, SDPA's native layout); "
+                        "bshd = [1, tokens, heads, 256] viewed as BHSD (default bhsd)")
+    p.add_argument("--allow-expand", action="store_true",
+                   help="allow timing the formulation that expands K/V to 24 heads "
+                        "(6x the bytes read) when nothing else works")
+    p.add_argument("--no-check", action="store_true",
+                   help="skip the per-point accuracy check against a float32 reference")
+    p.add_argument("--tol", type=float, default=2e-2,
+                   help="largest accepted relative error (default 2e-2): normwise at the "
+                        "timed points, max-abs / max-abs(ref) in the probe and --selftest")
+    p.add_argument("--probe-window", type=int, default=1024,
+                   help="cache length of the start-up probe that picks and checks the "
+                        "formulations (default 1024)")
+    p.add_argument("--selftest", action="store_true",
+                   help="only check numerics: every backend and formulation at "
+                        "--selftest-window against a float64 reference (bottom-right, "
+                        "top-left and unmasked), max relative error printed; exit 1 on a "
+                        "formulation that runs but gives wrong results. Works with "
+                        "--device cpu too (MATH and CPU FLASH)")
+    p.add_argument("--selftest-window", type=int, default=300,
+                   help="cache length for --selftest (default 300)")
+    p.add_argument("--selftest-widths", type=parse_widths, default=parse_widths("1,2,3,4,5,6,7,8"),
+                   help="W values for --selftest (default 1..8)")
+    p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--device", default="cuda:0")
+    return p
+
+
+# --------------------------------------------------------------------------------------
+# Everything below needs torch; it is imported in main() so that --help works without it.
+# --------------------------------------------------------------------------------------
+
+torch = None        # set in main()
+F = None
+SDPBackend = None
+sdpa_kernel = None
+causal_lower_right = None
+BF16 = None
+
+
+def short_exc(e, n=240):
+    s = str(e).strip()
+    first = s.splitlines()[0] if s else ""
+    return ("%s: %s" % (type(e).__name__, first[:n])) if first else type(e).__name__
+
+
+def warning_reasons(wlist, n=3, width=160):
+    """The useful lines of the warnings SDPA emits when a pinned backend is refused."""
+    out = []
+    for w in wlist:
+        msg = " ".join(str(w.message).split()).split(" (Triggered internally")[0]
+        low = msg.lower()
+        if not msg or "runtime disabled" in low or low.endswith("because:") or "numpy" in low:
+            continue
+        if msg[:width] not in out:
+            out.append(msg[:width])
+    return out[:n]
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+class Unsupported(Exception):
+    pass
+
+
+# ---------------- formulations ----------------
+
+class Form:
+    """kind: gqa | fold | expand; causal: none | lower_right | mask | is_causal."""
+
+    def __init__(self, kind, causal):
+        self.kind = kind
+        self.causal = causal
+
+    @property
+    def name(self):
+        return self.kind if self.causal == "none" else "%s+%s" % (self.kind, self.causal)
+
+    @property
+    def short(self):
+        k = {"gqa": "g", "fold": "f", "expand": "x"}[self.kind]
+        c = {"none": "", "lower_right": "+lr", "mask": "+m", "is_causal": "+ic"}[self.causal]
+        return k + c
+
+    def describe(self, backend, W):
+        parts = {
+            "gqa": "enable_gqa=True, q [1,24,%d,256] vs K/V [1,4,S,256] (no expansion)" % W,
+            "fold": "6 query heads folded into the query length: q [1,4,%d,256] vs K/V "
+                    "[1,4,S,256] (no expansion)" % (GROUP * W),
+            "expand": "K/V expanded to 24 heads beforehand (repeat_interleave): reads 6x "
+                      "the bytes of the 4-head cache",
+        }[self.kind]
+        if self.causal == "none":
+            c = "no mask (W=1: every key visible)" if W == 1 else "no mask"
+        elif self.causal == "lower_right":
+            if backend == "flash":
+                c = "causal_lower_right(W, S) -> FLASH native causal (bottom-right)"
+            elif backend == "efficient":
+                c = "causal_lower_right(W, S) -> EFFICIENT lower-right mask type"
+            else:
+                c = "causal_lower_right(W, S), materialized to a bool mask on every call"
+        elif self.causal == "mask":
+            rows = GROUP * W if self.kind == "fold" else W
+            c = "additive bf16 mask [1,1,%d,S] (0/-inf, bottom-right), built once" % rows
+        else:
+            c = "is_causal=True (SDPA: upper-left alignment when q_len != kv_len)"
+        return "%s; %s" % (parts, c)
+
+
+def candidate_forms(backend, W):
+    if W == 1:
+        return [Form("gqa", "none"), Form("fold", "none"), Form("expand", "none")]
+    if backend in ("cudnn", "math"):
+        order = ("mask", "lower_right")
+    else:
+        order = ("lower_right", "mask")
+    return ([Form("gqa", c) for c in order] + [Form("fold", "mask")]
+            + [Form("expand", c) for c in order])
+
+
+def additive_mask(W, S, rep, device):
+    """[1, 1, rep*W, S] bf16: 0 where key j is visible to column i (j <= S - W + i), -inf
+    elsewhere; row r = g*W + i (the fold layout) when rep > 1."""
+    i = torch.arange(W, device=device).view(W, 1)
+    j = torch.arange(S, device=device).view(1, S)
+    visible = j <= (S - W) + i
+    m = torch.zeros(W, S, dtype=BF16, device=device)
+    m.masked_fill_(~visible, float("-inf"))
+    if rep > 1:
+        m = m.repeat(rep, 1)
+    return m.view(1, 1, rep * W, S)
+
+
+def pinned(backend):
+    """Context manager that leaves only `backend` enabled for SDPA."""
+    return sdpa_kernel([getattr(SDPBackend, SDP_ENUM_NAMES[backend])])
+
+
+def prepare_form(form, backend, W, S, qs, kvs, device):
+    """Bind a formulation to its inputs. qs: list of q [1,24,W,256]; kvs: list of (k, v)
+    [1,4,S,256] (same length). Returns (ops, canon, info): ops[i]() runs copy i and returns
+    the raw output, canon(out) gives [1,24,W,256], info has extra byte counts."""
+    info = {"mask_bytes": 0, "kv_read_factor": 1}
+    attn_mask = None
+    if form.causal == "mask":
+        attn_mask = additive_mask(W, S, GROUP if form.kind == "fold" else 1, device)
+        info["mask_bytes"] = attn_mask.numel() * attn_mask.element_size()
+    elif form.causal == "lower_right":
+        if causal_lower_right is None:
+            raise Unsupported("torch.nn.attention.bias.causal_lower_right not in this torch")
+        if form.kind == "fold":
+            raise Unsupported("fold needs a per-row mask, not a triangular bias")
+        attn_mask = causal_lower_right(W, S)
+    is_causal = form.causal == "is_causal"
+
+    inputs = []
+    if form.kind == "gqa":
+        gqa = True
+        for q, (k, v) in zip(qs, kvs):
+            inputs.append((q, k, v))
+
+        def canon(o):
+            return o
+    elif form.kind == "fold":
+        gqa = False
+        for q, (k, v) in zip(qs, kvs):
+            # [1,24,W,D] -> [1,4,6,W,D] -> [1,4,6W,D]: row g*W + i = head 6*kv + g, column i.
+            # Done once here (a view for bhsd); the engine can write q in any layout.
+            inputs.append((q.reshape(1, HKV, GROUP * W, HEAD_DIM).contiguous(), k, v))
+
+        def canon(o):
+            return o.reshape(1, HQ, W, HEAD_DIM)
+    elif form.kind == "expand":
+        gqa = False
+        info["kv_read_factor"] = GROUP
+        for q, (k, v) in zip(qs, kvs):
+            inputs.append((q, k.repeat_interleave(GROUP, dim=1),
+                           v.repeat_interleave(GROUP, dim=1)))
+
+        def canon(o):
+            return o
+    else:
+        raise ValueError(form.kind)
+
+    kwargs = {}
+    if gqa:
+        kwargs["enable_gqa"] = True
+    if is_causal:
+        kwargs["is_causal"] = True
+
+    def make(q, k, v):
+        # Call these inside pinned(backend): the backend is chosen when SDPA is called
+        # (eagerly or while a graph is captured), not when a graph is replayed.
+        if attn_mask is None:
+            def op():
+                return F.scaled_dot_product_attention(q, k, v, **kwargs)
+        else:
+            def op():
+                # positional, as documented for CausalBias
+                return F.scaled_dot_product_attention(q, k, v, attn_mask, **kwargs)
+        return op
+
+    ops = [make(q, k, v) for q, k, v in inputs]
+    return ops, canon, info
+
+
+# ---------------- inputs and references ----------------
+
+def in_layout(t_bhsd, layout):
+    """t: [1, H, L, D] float; returns bf16 [1, H, L, D] in the requested memory layout."""
+    if layout == "bhsd":
+        return t_bhsd.to(BF16).contiguous()
+    return t_bhsd.transpose(1, 2).contiguous().to(BF16).transpose(1, 2)
+
+
+def random_bhsd(heads, length, layout, device):
+    if layout == "bhsd":
+        return torch.randn(1, heads, length, HEAD_DIM, device=device, dtype=BF16)
+    return torch.randn(1, length, heads, HEAD_DIM, device=device, dtype=BF16).transpose(1, 2)
+
+
+def planted_inputs(W, S, layout, device):
+    """q, k, v where the W newest keys of every KV head carry about as much softmax weight
+    as all the others: q has a component a*e_kv and those keys are a*e_kv + noise, with
+    a^2/16 = ln S. Bottom-right, top-left and unmasked attention then differ by O(1)."""
+    L = math.log(max(S, 2))
+    a = math.sqrt(16.0 * L)
+    e = torch.randn(HKV, HEAD_DIM, device=device)
+    e = e / e.norm(dim=-1, keepdim=True)
+    q = torch.randn(1, HQ, W, HEAD_DIM, device=device)
+    q += a * e.repeat_interleave(GROUP, dim=0).view(1, HQ, 1, HEAD_DIM)
+    k = torch.randn(1, HKV, S, HEAD_DIM, device=device)
+    k[0, :, S - W:, :] = a * e.view(HKV, 1, HEAD_DIM) \
+        + 0.25 * torch.randn(HKV, W, HEAD_DIM, device=device)
+    v = torch.randn(1, HKV, S, HEAD_DIM, device=device)
+    return in_layout(q, layout), in_layout(k, layout), in_layout(v, layout)
+
+
+def reference(q, k, v, W, align, dtype):
+    """Attention of q [1,24,W,D] over k, v [1,4,S,D] in `dtype`, query head h on KV head
+    h // 6; align: bottom_right (column i sees keys 0..=S-W+i), top_left (0..=i), none."""
+    S = k.shape[2]
+    dev = q.device
+    i = torch.arange(W, device=dev).view(W, 1)
+    j = torch.arange(S, device=dev).view(1, S)
+    if align == "bottom_right":
+        visible = j <= (S - W) + i
+    elif align == "top_left":
+        visible = j <= i
+    else:
+        visible = None
+    out = torch.empty(1, HQ, W, HEAD_DIM, dtype=dtype, device=dev)
+    for h in range(HKV):
+        kh = k[0, h].to(dtype)
+        vh = v[0, h].to(dtype)
+        qh = q[0, h * GROUP:(h + 1) * GROUP].to(dtype)      # [6, W, D]
+        s = torch.matmul(qh, kh.t()) * SCALE                 # [6, W, S]
+        if visible is not None:
+            s = s.masked_fill(~visible, float("-inf"))
+        out[0, h * GROUP:(h + 1) * GROUP] = torch.matmul(torch.softmax(s, dim=-1), vh)
+        del kh, vh, s
+    return out
+
+
+def rel_errors(y, ref):
+    """(max |y - ref| / max |ref|, ||y - ref|| / ||ref||); inf when y is not finite."""
+    d = y.to(ref.dtype) - ref
+    num_max = d.abs().max().item()
+    num_norm = d.norm().item()
+    if not (math.isfinite(num_max) and math.isfinite(num_norm)):
+        return float("inf"), float("inf")
+    den_max = ref.abs().max().item()
+    den_norm = ref.norm().item()
+    return (num_max / den_max if den_max > 0 else num_max,
+            num_norm / den_norm if den_norm > 0 else num_norm)
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def try_form(form, backend, W, S, q, k, v, refs, tol, device):
+    """Run one formulation once on (q, k, v) and compare with refs {align: tensor}.
+    Returns a dict: ran, ok, reason, errs {align: max rel err}, norm_err, best."""
+    res = {"form": form.name, "ran": False, "ok": False, "reason": "", "errs": {}}
+    try:
+        with warnings.catch_warnings(record=True) as wlist:
+            warnings.simplefilter("always")
+            ops, canon, _ = prepare_form(form, backend, W, S, [q], [(k, v)], device)
+            with pinned(backend):
+                y = canon(ops[0]())
+            sync(device)
+    except Exception as e:  # refused (no kernel, shape, mask, ...) or failed
+        reasons = warning_reasons(wlist) if "wlist" in locals() else []
+        res["reason"] = short_exc(e) + (" [" + " | ".join(reasons) + "]" if reasons else "")
+        try:
+            sync(device)
+        except Exception:
+            pass
+        return res
+    res["ran"] = True
+    for align, ref in refs.items():
+        res["errs"][align] = rel_errors(y, ref)[0]
+    res["norm_err"] = rel_errors(y, refs["bottom_right"])[1]
+    e_br = res["errs"]["bottom_right"]
+    res["best"] = min(res["errs"], key=lambda a: res["errs"][a])
+    res["ok"] = e_br <= tol
+    if not res["ok"]:
+        res["reason"] = "wrong result: max rel err %.3g vs bottom-right (closest: %s %.3g)" % (
+            e_br, res["best"], res["errs"][res["best"]])
+    del y
+    return res
+
+
+def discriminates(res, W, tol):
+    """Would a wrong alignment have been caught? (the alternatives differ by >> tol)"""
+    alts = [res["errs"][a] for a in ("top_left",) + (("none",) if W > 1 else ())
+            if a in res["errs"]]
+    return bool(alts) and min(alts) > 5 * tol
+
+
+# ---------------- bandwidth ----------------
+
+def measure_bandwidth(device, gib, reps, warmup=3):
+    n_bytes = int(gib * (1 << 30))
+    n_bytes -= n_bytes % 4096
+    n_el = n_bytes // 2  # bf16
+    res = {"bandwidth_bytes": n_bytes}
+    src = torch.empty(n_el, dtype=BF16, device=device).normal_()
+    dst = torch.empty_like(src).normal_()
+
+    def timed(fn):
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize(device)
+        ts = []
+        for _ in range(reps):
+            a = torch.cuda.Event(enable_timing=True)
+            b = torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            b.synchronize()
+            ts.append(a.elapsed_time(b) * 1e-3)  # s
+        return ts
+
+    ts = timed(lambda: dst.copy_(src))
+    res["copy_bandwidth_gbs"] = 2 * n_bytes / median(ts) / 1e9
+    res["copy_samples_us"] = [x * 1e6 for x in ts]
+    del dst
+    torch.cuda.empty_cache()
+
+    ts = timed(lambda: torch.sum(src))
+    res["read_method"] = "torch.sum(bf16)"
+    res["read_bandwidth_gbs"] = n_bytes / median(ts) / 1e9
+    res["read_samples_us"] = [x * 1e6 for x in ts]
+    del src
+    torch.cuda.empty_cache()
+    return res
+
+
+# ---------------- timing harness ----------------
+
+def time_rotating(ops, launches, replays, warmup, device, pin):
+    """ops: list of R zero-arg callables, op i reading cache copy i; pin(): the context
+    that selects the backend. Captures one graph of `launches` calls cycling through ops;
+    returns (per-call us samples, mode string)."""
+    R = len(ops)
+    seq = [ops[i % R] for i in range(launches)]
+    # Eager warm-up on a side stream (cuDNN plans, lazy module loads, allocator).
+    s = torch.cuda.Stream(device)
+    s.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(s), pin():
+        for _ in range(2):
+            for op in ops:
+                op()
+    torch.cuda.current_stream(device).wait_stream(s)
+    torch.cuda.synchronize(device)
+
+    graph = None
+    mode = "cuda_graph"
+    try:
+        graph = torch.cuda.CUDAGraph()
+        with pin(), torch.cuda.graph(graph):
+            outs = [op() for op in seq]
+        del outs
+        run = graph.replay
+    except Exception as e:  # fall back to eager launches, timed the same way
+        graph = None
+        mode = "eager (graph capture failed: %s)" % short_exc(e, 120)
+        try:
+            torch.cuda.synchronize(device)
+        except Exception:
+            pass
+
+        def run():
+            with pin():
+                for op in seq:
+                    op()
+
+    for _ in range(warmup):
+        run()
+    torch.cuda.synchronize(device)
+    samples = []
+    for _ in range(replays):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        run()
+        b.record()
+        b.synchronize()
+        samples.append(a.elapsed_time(b) * 1e3 / launches)  # us per call
+    del graph
+    torch.cuda.synchronize(device)
+    return samples, mode
+
+
+def copies_for(bytes_per_copy, rotate_bytes, min_copies):
+    return max(1, min_copies, int(math.ceil(rotate_bytes / max(1, bytes_per_copy))))
+
+
+def launches_for(R, min_launches):
+    L = max(2 * R, min_launches)
+    return int(math.ceil(L / R)) * R
+
+
+def kv_bytes_of(S):
+    return S * HKV * HEAD_DIM * 2 * 2   # K and V, bf16
+
+
+def flops_of(W, S):
+    return 4 * W * HQ * S * HEAD_DIM    # QK^T and PV, 2 FLOPs per MAC
+
+
+# ---------------- probe ----------------
+
+def probe_backend(backend, args, device):
+    """Availability of a backend and, per W, the formulations that run and are correct
+    (bottom-right) at the probe window. Returns a JSON-able dict."""
+    out = {"available": False, "reason": "", "probe_window": args.probe_window, "widths": {}}
+    if not hasattr(SDPBackend, SDP_ENUM_NAMES[backend]):
+        out["reason"] = "SDPBackend.%s not in this torch" % SDP_ENUM_NAMES[backend]
+        return out
+    S = args.probe_window
+    any_ok = False
+    first_failures = []
+    for W in args.widths:
+        entry = {"forms": [], "refused": []}
+        out["widths"][str(W)] = entry
+        if W > S:
+            entry["refused"].append("W > probe window")
+            continue
+        q, k, v = planted_inputs(W, S, args.kv_layout, device)
+        refs = {a: reference(q, k, v, W, a, torch.float64) for a in ALIGNMENTS}
+        for form in candidate_forms(backend, W):
+            r = try_form(form, backend, W, S, q, k, v, refs, args.tol, device)
+            if r["ok"]:
+                entry["forms"].append({
+                    "name": form.name, "max_rel_err": r["errs"]["bottom_right"],
+                    "alignment_discriminated": discriminates(r, W, args.tol)})
+                any_ok = True
+            else:
+                entry["refused"].append("%s: %s" % (form.name, r["reason"]))
+                if not first_failures:
+                    first_failures.append("W=%d %s: %s" % (W, form.name, r["reason"]))
+        del q, k, v, refs
+    out["available"] = any_ok
+    if not any_ok:
+        out["reason"] = "no formulation works: " + "; ".join(first_failures)[:400]
+    return out
+
+
+def probe_summary(pr):
+    parts = []
+    for W, e in pr["widths"].items():
+        names = [f["name"] for f in e["forms"]]
+        parts.append("W=%s %s" % (W, ",".join(names) if names else "none"))
+    return "; ".join(parts)
+
+
+# ---------------- the timed points ----------------
+
+def run_window(S, args, probes, results, skipped, l2_bytes, device):
+    rotate_bytes = max(args.rotate_bytes, 3 * l2_bytes)
+    kv_bytes = kv_bytes_of(S)
+    R = copies_for(kv_bytes, rotate_bytes, args.min_copies)
+    L = launches_for(R, args.min_launches)
+    live = [b for b in args.backends if probes[b]["available"]]
+    for b in args.backends:
+        if not probes[b]["available"]:
+            skipped.append({"backend": b, "window": S,
+                            "reason": probes[b]["reason"] or "unavailable"})
+    if not live:
+        return
+    log("window %d: R=%d copies x %.1f MB = %.0f MB of K/V, %d calls per graph"
+        % (S, R, kv_bytes / 1e6, R * kv_bytes / 1e6, L))
+    kvs = [(random_bhsd(HKV, S, args.kv_layout, device),
+            random_bhsd(HKV, S, args.kv_layout, device)) for _ in range(R)]
+    for W in args.widths:
+        if W > S:
+            for b in live:
+                skipped.append({"backend": b, "window": S, "width": W, "reason": "W > window"})
+            continue
+        qs = [random_bhsd(HQ, W, args.kv_layout, device) for _ in range(R)]
+        ref = None
+        if not args.no_check:
+            ref = reference(qs[0], kvs[0][0], kvs[0][1], W, "bottom_right", torch.float32)
+        for b in live:
+            try:
+                run_point(b, W, S, qs, kvs, ref, R, L, args, probes, results, skipped, device)
+            except Exception as e:
+                reason = short_exc(e, 300)
+                log("    %s W=%d SKIP %s" % (b, W, reason))
+                log("".join(traceback.format_exc().splitlines(True)[-6:]))
+                skipped.append({"backend": b, "window": S, "width": W, "reason": reason})
+            finally:
+                torch.cuda.synchronize(device)
+                torch.cuda.empty_cache()
+        del qs, ref
+    del kvs
+    torch.cuda.synchronize(device)
+    torch.cuda.empty_cache()
+
+
+def run_point(backend, W, S, qs, kvs, ref, R, L, args, probes, results, skipped, device):
+    entry = probes[backend]["widths"].get(str(W), {"forms": [], "refused": []})
+    passing = [f["name"] for f in entry["forms"]]
+    by_name = {f.name: f for f in candidate_forms(backend, W)}
+    tried = []
+    for name in passing:
+        form = by_name[name]
+        if form.kind == "expand" and not args.allow_expand:
+            tried.append("%s works but expands K/V to 24 heads (6x bytes): not timed without "
+                         "--allow-expand" % name)
+            continue
+        ops = None
+        try:
+            ops, canon, info = prepare_form(form, backend, W, S, qs, kvs, device)
+            with pinned(backend):
+                y = canon(ops[0]())
+            torch.cuda.synchronize(device)
+            err = max_err = None
+            if ref is not None:
+                max_err, err = rel_errors(y, ref)
+                if not err <= args.tol:
+                    tried.append("%s: wrong result at window %d (rel err %.3g)" % (name, S, err))
+                    continue
+            del y
+            samples, mode = time_rotating(ops, L, args.replays, args.warmup, device,
+                                          lambda: pinned(backend))
+        except Exception as e:
+            tried.append("%s: %s" % (name, short_exc(e, 200)))
+            try:
+                torch.cuda.synchronize(device)
+            except Exception:
+                pass
+            continue
+        finally:
+            del ops
+        us = median(samples)
+        kv_bytes = kv_bytes_of(S)
+        flops = flops_of(W, S)
+        notes = [name + ": " + form.describe(backend, W)]
+        if mode != "cuda_graph":
+            notes.append("timed as eager launches: " + mode)
+        if tried:
+            notes.append("passed over: " + "; ".join(tried))
+        rec = {
+            "op": "sdpa", "backend": backend, "window": S, "width": W,
+            "us": us, "gbps": kv_bytes / (us * 1e-6) / 1e9,
+            "tflops": flops / (us * 1e-6) / 1e12,
+            "kv_bytes": kv_bytes,
+            "kv_bytes_read": kv_bytes * info["kv_read_factor"],
+            "mask_bytes": info["mask_bytes"],
+            "flops": flops,
+            "formulation": name,
+            "note": "; ".join(notes),
+            "rel_err": err, "max_rel_err": max_err,
+            "samples": samples, "copies": R, "launches": L, "timing": mode,
+            "kv_layout": args.kv_layout,
+        }
+        results.append(rec)
+        log("    %-9s W=%-2d %10.2f us  %6.0f GB/s  %6.1f TFLOP/s  %-18s%s%s" % (
+            backend, W, us, rec["gbps"], rec["tflops"], name,
+            "" if err is None else "  err %.1e" % err,
+            "" if mode == "cuda_graph" else "  [eager]"))
+        return
+    reason = "; ".join(tried) if tried else "no formulation passed the probe: " + \
+        "; ".join(entry.get("refused", []))[:400]
+    log("    %-9s W=%-2d SKIP %s" % (backend, W, reason[:300]))
+    skipped.append({"backend": backend, "window": S, "width": W, "reason": reason})
+
+
+# ---------------- self-test ----------------
+
+def run_selftest(args, device):
+    S = args.selftest_window
+    tol = args.tol
+    rows = []
+    wrong = 0
+    chosen = {}   # backend -> {W: form name or None}
+    log("selftest: window %d, layout %s, planted keys; error = max |y - ref| / max |ref| "
+        "against float64 references with bottom-right (br, the correct one), top-left (tl) "
+        "and no (none) causal mask; tolerance %.3g" % (S, args.kv_layout, tol))
+    backends = []
+    for b in args.backends:
+        if not hasattr(SDPBackend, SDP_ENUM_NAMES[b]):
+            log("selftest: %s SKIPPED: SDPBackend.%s not in this torch" % (b, SDP_ENUM_NAMES[b]))
+            continue
+        backends.append(b)
+    for W in args.selftest_widths:
+        if W > S:
+            log("selftest: W=%d > window %d, skipped" % (W, S))
+            continue
+        q, k, v = planted_inputs(W, S, args.kv_layout, device)
+        refs = {a: reference(q, k, v, W, a, torch.float64) for a in ALIGNMENTS}
+        for b in backends:
+            forms = candidate_forms(b, W)
+            info_forms = [] if W == 1 else [Form("gqa", "is_causal")]
+            trials = [(f, try_form(f, b, W, S, q, k, v, refs, tol, device))
+                      for f in forms + info_forms]
+            reasons = {r["reason"] for _, r in trials}
+            if not any(r["ran"] for _, r in trials) and len(reasons) == 1:
+                # One line for a backend that refuses everything for the same reason.
+                log("%-9s W=%d %-18s %s" % (b, W, "(every one)", "refused: " + reasons.pop()))
+                quiet = True
+            else:
+                quiet = False
+            for form, r in trials:
+                informational = form.causal == "is_causal"
+                if r["ran"]:
+                    if informational:
+                        verdict = "info: behaves as %s" % r["best"]
+                    elif r["ok"]:
+                        verdict = "ok" if discriminates(r, W, tol) else \
+                            "ok (alignment not discriminated)"
+                    else:
+                        verdict = "WRONG (closest: %s)" % r["best"]
+                        wrong += 1
+                else:
+                    verdict = ("info: " if informational else "") + "refused: " + r["reason"]
+                if not informational:
+                    c = chosen.setdefault(b, {})
+                    if c.get(W) is None and r["ok"] and (form.kind != "expand" or args.allow_expand):
+                        c[W] = form.name
+                    c.setdefault(W, None)
+                rows.append({"backend": b, "width": W, "window": S, "formulation": form.name,
+                             "ran": r["ran"], "ok": r["ok"], "informational": informational,
+                             "max_rel_err": r["errs"], "norm_rel_err": r.get("norm_err"),
+                             "verdict": verdict})
+                if not quiet:
+                    log("%-9s W=%d %-18s %s" % (b, W, form.name,
+                                                fmt_errs(r) + "  " + verdict[:240]))
+        del q, k, v, refs
+    log("")
+    log("selftest summary (window %d, layout %s, tolerance %.3g):" % (S, args.kv_layout, tol))
+    for b in backends:
+        c = chosen.get(b, {})
+        log("  %-9s timed formulation per W: %s" % (b, ", ".join(
+            "W=%d %s" % (W, c.get(W) or "NONE") for W in sorted(c))))
+    if wrong:
+        log("selftest: %d formulation(s) ran but gave WRONG results" % wrong)
+    else:
+        log("selftest: every formulation that ran matched the bottom-right reference")
+    doc = {"selftest": True, "window": S, "tol": tol, "rows": rows, "chosen": {
+        b: {str(W): n for W, n in c.items()} for b, c in chosen.items()}, "wrong": wrong}
+    return doc, (1 if wrong else 0)
+
+
+def fmt_errs(r):
+    if not r["ran"]:
+        return "%29s" % "-"
+    e = r["errs"]
+    return "err br %.1e tl %.1e none %.1e" % (e["bottom_right"], e["top_left"], e["none"])
+
+
+# ---------------- output ----------------
+
+def print_table(doc):
+    res = doc["results"]
+    log("")
+    log("device %s | torch %s | cuda %s | cudnn %s | read %.0f GB/s | copy %.0f GB/s" % (
+        doc["device"], doc["torch"], doc["cuda"], doc.get("cudnn"),
+        doc.get("read_bandwidth_gbs") or float("nan"),
+        doc.get("copy_bandwidth_gbs") or float("nan")))
+    backends = [b for b in BACKENDS if any(r["backend"] == b for r in res)]
+    windows = sorted({r["window"] for r in res})
+    for S in windows:
+        by = {(r["backend"], r["width"]): r for r in res if r["window"] == S}
+        widths = sorted({w for (_, w) in by})
+        log("")
+        log("window %d: us per call (GB/s over the 4-head BF16 K/V, %.0f MB) formulation"
+            % (S, kv_bytes_of(S) / 1e6))
+        log("%3s" % "W" + "".join("  %29s" % b for b in backends))
+        for w in widths:
+            line = "%3d" % w
+            for b in backends:
+                r = by.get((b, w))
+                if r is None:
+                    line += "  %29s" % "-"
+                else:
+                    short = "?"
+                    for f in candidate_forms(b, w):
+                        if f.name == r["formulation"]:
+                            short = f.short
+                    line += "  %10.2f%s (%5.0f) %-5s" % (
+                        r["us"], " " if r["timing"] == "cuda_graph" else "e", r["gbps"], short)
+            log(line)
+    log("")
+    log("formulations: g = enable_gqa, f = heads folded into q length, x = K/V expanded; "
+        "+lr = causal_lower_right, +m = additive mask; 'e' = eager timing (capture failed)")
+    for s in doc.get("skipped", []):
+        log("skipped: %s%s%s: %s" % (s["backend"],
+                                     " window=%d" % s["window"] if "window" in s else "",
+                                     " W=%d" % s["width"] if "width" in s else "",
+                                     s["reason"][:300]))
+
+
+def write_doc(doc, path):
+    text = json.dumps(doc, indent=1)
+    if path:
+        with open(path, "w") as f:
+            f.write(text + "\n")
+        log("wrote %s" % path)
+    else:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    if args.replays is None:
+        args.replays = 7 if args.quick else 25
+    if args.replays < 7:
+        log("note: raising --replays %d to the minimum of 7" % args.replays)
+        args.replays = 7
+    bw_reps = 5 if args.quick else 15
+
+    global torch, F, SDPBackend, sdpa_kernel, causal_lower_right, BF16
+    try:
+        import torch as _torch
+        import torch.nn.functional as _F
+        from torch.nn.attention import SDPBackend as _SDPBackend, sdpa_kernel as _sdpa_kernel
+    except ImportError as e:
+        log("error: PyTorch (with torch.nn.attention.sdpa_kernel) is required: %s" % e)
+        return 2
+    torch, F, SDPBackend, sdpa_kernel = _torch, _F, _SDPBackend, _sdpa_kernel
+    BF16 = torch.bfloat16
+    try:
+        from torch.nn.attention.bias import causal_lower_right as _clr
+        causal_lower_right = _clr
+    except ImportError:
+        causal_lower_right = None
+        log("note: torch.nn.attention.bias.causal_lower_right missing: W > 1 uses masks only")
+
+    dev = torch.device(args.device)
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            log("error: no CUDA device visible to torch")
+            return 2
+        torch.cuda.set_device(dev)
+    elif not args.selftest:
+        log("error: timing needs a CUDA device (--device %s works only with --selftest)"
+            % args.device)
+        return 2
+    torch.manual_seed(args.seed)
+    if dev.type == "cuda":
+        torch.cuda.manual_seed_all(args.seed)
+    torch.set_grad_enabled(False)
+    # Full-precision float32 references (no TF32 in the reference matmuls).
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+    cudnn_version = None
+    try:
+        cudnn_version = torch.backends.cudnn.version()
+    except Exception:
+        pass
+
+    if args.selftest:
+        log("torch_attention_baselines --selftest: %s, torch %s, cudnn %s" % (
+            torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
+            torch.__version__, cudnn_version))
+        doc, rc = run_selftest(args, dev)
+        doc.update({"device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
+                    "torch": torch.__version__, "cudnn": cudnn_version})
+        if args.out:
+            write_doc(doc, args.out)
+        return rc
+
+    for W in args.widths:
+        for S in args.windows:
+            if W > S:
+                log("note: W=%d > window %d will be skipped" % (W, S))
+
+    props = torch.cuda.get_device_properties(dev)
+    l2_bytes = int(getattr(props, "L2_cache_size", 0) or 60e6)
+    doc = {
+        "device": torch.cuda.get_device_name(dev),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "cudnn": cudnn_version,
+        "capability": "%d.%d" % (props.major, props.minor),
+        "sm_count": props.multi_processor_count,
+        "l2_bytes": l2_bytes,
+        "model": {
+            "q_heads": HQ, "kv_heads": HKV, "group": GROUP, "head_dim": HEAD_DIM,
+            "scale": SCALE, "dtype": "bfloat16",
+            "causal": "bottom-right: column i of W sees keys 0..=window-W+i",
+            "flops_per_call": "4 * W * 24 * window * 256",
+            "kv_bytes_per_call": "window * 4 * 256 * 2 (bf16) * 2 (K and V)",
+        },
+        "config": {
+            "windows": args.windows, "widths": args.widths, "backends": args.backends,
+            "replays": args.replays, "warmup": args.warmup,
+            "min_launches": args.min_launches, "min_copies": args.min_copies,
+            "rotate_bytes": max(args.rotate_bytes, 3 * l2_bytes),
+            "kv_layout": args.kv_layout, "allow_expand": args.allow_expand,
+            "check": not args.no_check, "tol": args.tol,
+            "probe_window": args.probe_window, "seed": args.seed,
+            "timing": "CUDA graph of L calls rotating R K/V cache copies; us = median over "
+                      "replays of replay time / L",
+        },
+    }
+    log("torch_attention_baselines: %s (sm %s, %d SMs, L2 %.0f MB), torch %s, cuda %s, cudnn %s"
+        % (doc["device"], doc["capability"], doc["sm_count"], l2_bytes / 1e6,
+           doc["torch"], doc["cuda"], cudnn_version))
+    t0 = time.time()
+
+    # Bandwidth first, on a quiet device.
+    try:
+        bw = measure_bandwidth(dev, args.bw_gib, bw_reps)
+        doc.update({
+            "read_bandwidth_gbs": bw["read_bandwidth_gbs"],
+            "copy_bandwidth_gbs": bw["copy_bandwidth_gbs"],
+            "bandwidth": bw,
+        })
+        log("bandwidth: read %.0f GB/s (%s), copy %.0f GB/s (read+write), %.2f GiB buffers"
+            % (bw["read_bandwidth_gbs"], bw["read_method"], bw["copy_bandwidth_gbs"],
+               args.bw_gib))
+    except Exception as e:
+        log("bandwidth measurement failed: %s" % short_exc(e))
+        doc["read_bandwidth_gbs"] = None
+        doc["copy_bandwidth_gbs"] = None
+        torch.cuda.synchronize(dev)
+        torch.cuda.empty_cache()
+
+    # Probe the backends and pick the formulations.
+    probes = {}
+    for b in args.backends:
+        try:
+            probes[b] = probe_backend(b, args, dev)
+        except Exception as e:
+            probes[b] = {"available": False, "reason": "probe failed: " + short_exc(e, 300),
+                         "widths": {}}
+        if probes[b]["available"]:
+            log("probe %s: ok at window %d (%s)" % (b, args.probe_window, probe_summary(probes[b])))
+        else:
+            log("probe %s: SKIPPED, %s" % (b, probes[b]["reason"]))
+        torch.cuda.synchronize(dev)
+        torch.cuda.empty_cache()
+    doc["probes"] = probes
+
+    results, skipped = [], []
+    for S in args.windows:
+        try:
+            run_window(S, args, probes, results, skipped, l2_bytes, dev)
+        except Exception as e:  # e.g. out of memory for the cache copies
+            reason = short_exc(e, 300)
+            log("window %d SKIPPED: %s" % (S, reason))
+            for b in args.backends:
+                skipped.append({"backend": b, "window": S, "reason": reason})
+            torch.cuda.synchronize(dev)
+            torch.cuda.empty_cache()
+    doc["results"] = results
+    doc["skipped"] = skipped
+    doc["elapsed_s"] = time.time() - t0
+
+    write_doc(doc, args.out)
+    print_table(doc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
