@@ -3,7 +3,8 @@
 //! The listing has one block per route key calibration measures (`<family>/<key>`),
 //! blocks sorted bytewise by route key. A block is the key on its own line, then one
 //! line per candidate schedule of the key's family in declared order: two spaces, the
-//! schedule name, and each parameter as ` name=value`, parameters sorted by name.
+//! schedule name, and each parameter as ` name=value`, parameters sorted by name; a
+//! route switch's block lists its values the same way, without parameters.
 //! Every line ends with `\n`. The digest is the first 8 bytes of blake3 over the
 //! listing's UTF-8 bytes, as 16 lowercase hex characters. Template text, launch values,
 //! widths and compiled bands are not part of it.
@@ -25,6 +26,11 @@ pub fn canonical_listing(catalog: &Catalog) -> String {
         for k in &f.keys {
             blocks.push((format!("{}/{}", f.name, k), cands.clone()));
         }
+    }
+    // A switch is a route key whose candidates are its values (no parameters).
+    for sw in &catalog.switches {
+        let values: String = sw.values.iter().map(|v| format!("  {v}\n")).collect();
+        blocks.push((sw.name.clone(), values));
     }
     blocks.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let mut out = String::new();

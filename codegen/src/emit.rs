@@ -77,6 +77,20 @@ pub fn routes_rs(catalog: &Catalog, variants: &[VariantSpec], digest: &str) -> S
             let i = Literal::usize_unsuffixed(i);
             quote! { crate::catalog::Module { name: #name, variant: #i } }
         });
+    let switches = catalog.switches.iter().map(|sw| {
+        let name = &sw.name;
+        let cal = syn::Ident::new(sw.calibration.rust_variant(), proc_macro2::Span::call_site());
+        let values = &sw.values;
+        let compiled = &sw.compiled;
+        quote! {
+            crate::catalog::Switch {
+                name: #name,
+                calibration: crate::catalog::CalibrationFlag::#cal,
+                values: &[#(#values),*],
+                compiled: #compiled,
+            }
+        }
+    });
     let file = quote! {
         /// The route catalog digest (see docs/catalog.md).
         pub const ROUTE_CATALOG: &str = #digest;
@@ -86,6 +100,8 @@ pub fn routes_rs(catalog: &Catalog, variants: &[VariantSpec], digest: &str) -> S
         pub static FAMILIES: &[crate::catalog::Family] = &[#(#fams),*];
         /// Non-routed modules in file order.
         pub static MODULES: &[crate::catalog::Module] = &[#(#mods),*];
+        /// Route switches in file order.
+        pub static SWITCHES: &[crate::catalog::Switch] = &[#(#switches),*];
     };
     let parsed: syn::File = syn::parse2(file).expect("generated routes.rs parses");
     format!(

@@ -100,12 +100,25 @@ pub struct Module {
     pub launch: LaunchValues,
 }
 
+/// A route switch: a route key without kernels of its own whose "schedule" is one of a
+/// few values (`attn_pv_f16`: `off` | `on`) that an op reads at width 1.
+#[derive(Clone, Debug)]
+pub struct Switch {
+    pub name: String,
+    pub line: usize,
+    pub calibration: Calibration,
+    /// Declared order; the compiled value among them.
+    pub values: Vec<String>,
+    pub compiled: String,
+}
+
 #[derive(Clone, Debug)]
 pub struct Catalog {
     /// The path errors name.
     pub path: PathBuf,
     pub families: Vec<Family>,
     pub modules: Vec<Module>,
+    pub switches: Vec<Switch>,
 }
 
 /// Which kind of unit a variant comes from.
@@ -195,10 +208,24 @@ impl Catalog {
             names.insert(m.name.clone(), (m.line, "module"));
             modules.push(m);
         }
+        let mut switches = Vec::new();
+        for rs in raw.switch {
+            let sw = cx.switch(rs)?;
+            if let Some((first, kind)) = names.get(&sw.name) {
+                return Err(cx.err(
+                    sw.line,
+                    format!("switch `{}`", sw.name),
+                    format!("duplicate name (the {kind} of line {first} has it)"),
+                ));
+            }
+            names.insert(sw.name.clone(), (sw.line, "switch"));
+            switches.push(sw);
+        }
         Ok(Catalog {
             path: path.to_path_buf(),
             families,
             modules,
+            switches,
         })
     }
 
@@ -279,6 +306,17 @@ struct RawCatalog {
     family: Vec<RawFamily>,
     #[serde(default)]
     module: Vec<RawModule>,
+    #[serde(default)]
+    switch: Vec<RawSwitch>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct RawSwitch {
+    name: Spanned<String>,
+    calibration: Spanned<String>,
+    values: Spanned<Vec<Spanned<String>>>,
+    compiled: Spanned<String>,
 }
 
 type SpannedMap<V> = Ordered<Spanned<String>, Spanned<V>>;
@@ -330,7 +368,7 @@ fn toml_message(m: &str) -> String {
 fn owner_at(text: &str, offset: usize) -> String {
     let head = &text[..offset.min(text.len())];
     let mut best: Option<(usize, &str)> = None;
-    for kind in ["family", "module"] {
+    for kind in ["family", "module", "switch"] {
         let header = format!("[[{kind}]]");
         let mut pos = 0;
         while let Some(i) = head[pos..].find(&header) {
@@ -400,6 +438,66 @@ impl<'a> Cx<'a> {
         Error::new(self.path, Some(line), context, msg)
     }
 
+    fn calibration(&self, raw: &Spanned<String>, cx: &str) -> Result<Calibration> {
+        Calibration::ALL
+            .iter()
+            .find(|(n, _)| *n == raw.get_ref())
+            .map(|(_, c)| *c)
+            .ok_or_else(|| {
+                self.err(
+                    self.line(raw),
+                    cx,
+                    format!(
+                        "unknown calibration `{}` (one of: ternary, groupwise, attention, linear-attention)",
+                        raw.get_ref()
+                    ),
+                )
+            })
+    }
+
+    fn switch(&self, rs: RawSwitch) -> Result<Switch> {
+        let name = rs.name.get_ref().clone();
+        let line = self.line(&rs.name);
+        let cx = format!("switch `{name}`");
+        if !is_ident(&name) {
+            return Err(self.err(
+                line,
+                &cx,
+                "a switch name must be an identifier (ASCII letters, digits, single `_`)",
+            ));
+        }
+        let calibration = self.calibration(&rs.calibration, &cx)?;
+        let mut values: Vec<String> = Vec::new();
+        for v in rs.values.get_ref() {
+            let value = v.get_ref();
+            if !is_ident(value) {
+                return Err(self.err(self.line(v), &cx, format!("bad value `{value}`: an identifier")));
+            }
+            if values.contains(value) {
+                return Err(self.err(self.line(v), &cx, format!("duplicate value `{value}`")));
+            }
+            values.push(value.clone());
+        }
+        if values.len() < 2 {
+            return Err(self.err(self.line(&rs.values), &cx, "a switch needs at least two values"));
+        }
+        let compiled = rs.compiled.get_ref().clone();
+        if !values.contains(&compiled) {
+            return Err(self.err(
+                self.line(&rs.compiled),
+                &cx,
+                format!("compiled value `{compiled}` is not one of its values ({})", values.join(", ")),
+            ));
+        }
+        Ok(Switch {
+            name,
+            line,
+            calibration,
+            values,
+            compiled,
+        })
+    }
+
     fn family(&self, rf: RawFamily) -> Result<Family> {
         let name = rf.name.get_ref().clone();
         let line = self.line(&rf.name);
@@ -413,20 +511,7 @@ impl<'a> Cx<'a> {
         }
         let template = rf.template.get_ref().clone();
         let template_line = self.line(&rf.template);
-        let calibration = Calibration::ALL
-            .iter()
-            .find(|(n, _)| *n == rf.calibration.get_ref())
-            .map(|(_, c)| *c)
-            .ok_or_else(|| {
-                self.err(
-                    self.line(&rf.calibration),
-                    &cx,
-                    format!(
-                        "unknown calibration `{}` (one of: ternary, groupwise, attention, linear-attention)",
-                        rf.calibration.get_ref()
-                    ),
-                )
-            })?;
+        let calibration = self.calibration(&rf.calibration, &cx)?;
 
         // keys
         let mut keys = Vec::new();

@@ -98,7 +98,21 @@ pub struct Module {
     pub variant: usize,
 }
 
-pub use crate::generated::{FAMILIES, MODULES, ROUTE_CATALOG, VARIANTS};
+/// A route switch (`attn_pv_f16`): a route key whose schedule is one of `values`, read
+/// at width 1; `compiled` when no profile names it.
+#[derive(Debug)]
+pub struct Switch {
+    pub name: &'static str,
+    pub calibration: CalibrationFlag,
+    pub values: &'static [&'static str],
+    pub compiled: &'static str,
+}
+
+pub use crate::generated::{FAMILIES, MODULES, ROUTE_CATALOG, SWITCHES, VARIANTS};
+
+pub fn switch(name: &str) -> Option<&'static Switch> {
+    SWITCHES.iter().find(|s| s.name == name)
+}
 
 pub fn family(name: &str) -> Option<&'static Family> {
     FAMILIES.iter().find(|f| f.name == name)
@@ -174,6 +188,13 @@ impl CatalogView {
                     widths: f.widths.to_vec(),
                 })
             })
+            .chain(SWITCHES.iter().map(|s| KeyView {
+                key: s.name.to_string(),
+                calibration: s.calibration,
+                candidates: s.values.iter().map(|v| (v.to_string(), u32::MAX)).collect(),
+                compiled: vec![(1, s.compiled.to_string())],
+                widths: vec![1],
+            }))
             .collect();
         keys.sort_by(|a, b| a.key.cmp(&b.key));
         CatalogView {

@@ -44,3 +44,24 @@ fn calibration_measures_every_ternary_key_and_names_only_candidates() {
         previous = *last;
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn kv_append_matches_the_cpu_cache_byte_for_byte() {
+    use ninfer_runtime::ops::kv::append::check_append;
+    use ninfer_runtime::ops::kv::format::KvFormat;
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let mut failed = Vec::new();
+    for format in KvFormat::ALL {
+        for seed in [1, 2, 3] {
+            let r = check_append(&gpu, format, seed).unwrap();
+            if !r.pass {
+                failed.push(format!(
+                    "{} seed {seed}: error {} ({})",
+                    r.variant, r.error, r.note
+                ));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}

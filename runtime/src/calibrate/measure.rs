@@ -24,6 +24,14 @@ pub struct Selection {
 }
 
 impl Selection {
+    pub fn wants_switch(&self, switch: &catalog::Switch) -> bool {
+        !self.skip.contains(&switch.calibration)
+            && self
+                .only
+                .as_ref()
+                .is_none_or(|p| switch.name.starts_with(p.as_str()))
+    }
+
     pub fn wants_key(&self, family: &Family, key: &str) -> bool {
         !self.skip.contains(&family.calibration)
             && self
@@ -77,6 +85,17 @@ pub fn run(gpu: &Gpu, sel: &Selection, tick: &dyn Fn(&str)) -> anyhow::Result<Ou
             out.keys_off_compiled += 1;
         }
         out.routes.insert(key, bands);
+    }
+    for switch in catalog::SWITCHES {
+        if !sel.wants_switch(switch) {
+            continue;
+        }
+        if let Some(bands) = super::switches::calibrate(gpu, &mut timer, switch, &mut out.detail, tick)? {
+            if bands.iter().any(|(_, s)| !s.is_empty()) {
+                out.keys_off_compiled += 1;
+            }
+            out.routes.insert(switch.name.to_string(), bands);
+        }
     }
     out.seconds = started.elapsed().as_secs_f64();
     Ok(out)
@@ -196,5 +215,11 @@ fn calibrate_key(
         });
         winners.push((width, winner));
     }
-    Ok(decide::merge_bands(&winners))
+    let mut bands = decide::merge_bands(&winners);
+    // The calibrated bands end where the compiled route does (attention: measured up to
+    // 262K keys, routed up to 1,048,576).
+    if let (Some(last), Some(&(compiled_last, _))) = (bands.last_mut(), family.compiled.last()) {
+        last.0 = last.0.max(compiled_last);
+    }
+    Ok(bands)
 }

@@ -3,6 +3,7 @@
 
 pub mod decide;
 pub mod measure;
+pub mod switches;
 
 use crate::catalog::ROUTE_CATALOG;
 use crate::gpu::Gpu;

@@ -74,11 +74,16 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         skip,
     };
     let keys = measure::selected_keys(&sel);
+    let switch_steps: u64 = crate::catalog::SWITCHES
+        .iter()
+        .filter(|s| sel.wants_switch(s))
+        .map(|s| crate::calibrate::switches::case_count(s.name) as u64)
+        .sum();
     anyhow::ensure!(
-        !keys.is_empty(),
+        !keys.is_empty() || switch_steps > 0,
         "nothing to calibrate: no route key matches the selection"
     );
-    let steps: u64 = keys.iter().map(|(f, _)| f.widths.len() as u64).sum();
+    let steps: u64 = keys.iter().map(|(f, _)| f.widths.len() as u64).sum::<u64>() + switch_steps;
     let bar = ProgressBar::new(steps).with_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use serde_json::{json, Map, Value};
 
-use crate::catalog::{CalibrationFlag, Variant, FAMILIES, MODULES, ROUTE_CATALOG, VARIANTS};
+use crate::catalog::{CalibrationFlag, Variant, FAMILIES, MODULES, ROUTE_CATALOG, SWITCHES, VARIANTS};
 
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct CatalogArgs {
@@ -61,10 +61,11 @@ pub fn text() -> String {
     let _ = writeln!(s, "route catalog {ROUTE_CATALOG}");
     let _ = writeln!(
         s,
-        "{}, {}, {}, {}",
+        "{}, {}, {}, {}, {}",
         count(FAMILIES.len(), "family", "families"),
         count(keys, "route key", "route keys"),
         count(cands, "candidate variant", "candidate variants"),
+        count(SWITCHES.len(), "route switch", "route switches"),
         count(MODULES.len(), "module", "modules")
     );
     for f in FAMILIES {
@@ -121,6 +122,20 @@ pub fn text() -> String {
                 v.launch.shared_bytes,
                 params_text(v),
                 launch_extra_text(v)
+            );
+        }
+    }
+    if !SWITCHES.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "route switches (read at width 1):");
+        for sw in SWITCHES {
+            let _ = writeln!(
+                s,
+                "  {}  values {}  compiled {}  (calibration: {})",
+                sw.name,
+                sw.values.join(" "),
+                sw.compiled,
+                flag_name(sw.calibration)
             );
         }
     }
@@ -201,5 +216,16 @@ pub fn json_value() -> Value {
             })
         })
         .collect();
-    json!({ "route_catalog": ROUTE_CATALOG, "families": families, "modules": modules })
+    let switches: Vec<Value> = SWITCHES
+        .iter()
+        .map(|sw| {
+            json!({
+                "name": sw.name,
+                "calibration": flag_name(sw.calibration),
+                "values": sw.values,
+                "compiled": sw.compiled,
+            })
+        })
+        .collect();
+    json!({ "route_catalog": ROUTE_CATALOG, "families": families, "switches": switches, "modules": modules })
 }

@@ -4,7 +4,7 @@
 
 use anyhow::{ensure, Context as _};
 use cudarc::driver::sys::CUfunction_attribute_enum;
-use cudarc::driver::{CudaFunction, CudaSlice, CudaView, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
 use half::bf16;
 
 use crate::catalog::{self, Family, Variant};
@@ -12,8 +12,14 @@ use crate::gpu::Gpu;
 use crate::ops::kv::format::KvFormat;
 use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
 
+/// Splits the reduce kernel merges at most (its `RED_MAX_SPLITS`).
+pub const REDUCE_MAX_SPLITS: usize = 1024;
+
 /// Widest query width one launch serves (the keys are `w1` .. `w8`).
 pub const MAX_QUERY_WIDTH: usize = 8;
+
+/// Most columns of one request (a chunk of verify columns) the workspace holds.
+pub const MAX_REQUEST_COLUMNS: usize = 32;
 
 pub fn family() -> &'static Family {
     catalog::family("attn_i8_small").expect("catalog.toml declares attn_i8_small")
@@ -137,7 +143,7 @@ pub struct Workspace {
 impl Workspace {
     pub fn new(gpu: &Gpu) -> anyhow::Result<Self> {
         let max_splits = max_splits(gpu.info.identity.multiprocessors as usize);
-        let rows = KV_HEADS * max_splits * GQA * MAX_QUERY_WIDTH;
+        let rows = KV_HEADS * max_splits * GQA * MAX_REQUEST_COLUMNS;
         Ok(Workspace {
             o: gpu.stream.alloc_zeros(rows * HEAD_DIM)?,
             ml: gpu.stream.alloc_zeros(rows * 2)?,
@@ -171,27 +177,34 @@ fn allow_dynamic_shared(f: &CudaFunction, name: &str, bytes: usize) -> anyhow::R
     Ok(())
 }
 
-/// One attention step: `out[W][24][256]` (BF16) for the W query columns `q[W][24][256]`
-/// against the cache, through `variant` (FP16 P.V accumulation when `pv_f16`).
+/// One attention launch pair (split kernel, reduce): `out[C][24][256]` (BF16) for the
+/// C = `tiles` x `width` query columns `q[C][24][256]` against the cache, whose last C
+/// tokens are the columns' own; `tiles` > 1 runs them as parallel query tiles of `width`
+/// columns in one grid. Through `variant`, FP16 P.V accumulation when `pv_f16`.
 #[allow(clippy::too_many_arguments)]
 pub fn attend(
     gpu: &Gpu,
     variant: &'static Variant,
     pv_f16: bool,
     cache: &CacheView,
-    q: &CudaSlice<bf16>,
+    q: &CudaView<bf16>,
     width: usize,
+    tiles: usize,
     ws: &mut Workspace,
-    out: &mut CudaSlice<bf16>,
+    out: &mut CudaViewMut<bf16>,
 ) -> anyhow::Result<()> {
+    let columns = width * tiles;
     ensure!(
-        (1..=MAX_QUERY_WIDTH).contains(&width) && cache.len >= width,
-        "attention: need 1 <= W <= {MAX_QUERY_WIDTH} and W <= cache length (W = {width}, length {})",
+        (1..=MAX_QUERY_WIDTH).contains(&width)
+            && columns <= MAX_REQUEST_COLUMNS
+            && cache.len >= columns,
+        "attention: need 1 <= W <= {MAX_QUERY_WIDTH}, at most {MAX_REQUEST_COLUMNS} columns in all, \
+         and no more columns than cached tokens (W = {width}, {tiles} tiles, length {})",
         cache.len
     );
     ensure!(
-        q.len() >= width * Q_HEADS * HEAD_DIM && out.len() >= width * Q_HEADS * HEAD_DIM,
-        "attention: q or out holds fewer than W x {Q_HEADS} x {HEAD_DIM} values"
+        q.len() >= columns * Q_HEADS * HEAD_DIM && out.len() >= columns * Q_HEADS * HEAD_DIM,
+        "attention: q or out holds fewer than {columns} x {Q_HEADS} x {HEAD_DIM} values"
     );
     let pages = cache.len.div_ceil(PAGE_TOKENS);
     ensure!(
@@ -199,15 +212,6 @@ pub fn attend(
         "attention: page table has {} entries, the window needs {pages}",
         cache.page_table.len()
     );
-    let kb = param(variant, "key_block");
-    let plan = split_plan(
-        gpu.info.identity.multiprocessors as usize,
-        param(variant, "ctas_per_sm"),
-        KV_HEADS,
-        kb,
-        cache.len,
-    );
-    ensure!(plan.splits <= ws.max_splits, "attention workspace too small");
     let suffix = format!(
         "{}_n{}{}",
         cache.format.name(),
@@ -218,8 +222,27 @@ pub fn attend(
     let smem = smem_bytes(cache.format, variant, width);
     let name = format!("{}_{suffix}", variant.name);
     allow_dynamic_shared(&f, &name, smem)?;
+    // Whole waves of the CTAs that really fit (registers and shared memory of this
+    // entry point at this W), at most the schedule's ctas_per_sm.
+    let resident = f
+        .occupancy_max_active_blocks_per_multiprocessor(variant.launch.threads, smem, None)
+        .with_context(|| format!("{name}: occupancy"))? as usize;
+    anyhow::ensure!(resident >= 1, "{name}: one CTA ({smem} bytes of shared memory) does not fit on an SM");
+    let plan = split_plan(
+        gpu.info.identity.multiprocessors as usize,
+        param(variant, "ctas_per_sm").min(resident),
+        KV_HEADS,
+        param(variant, "key_block"),
+        cache.len,
+    );
+    ensure!(
+        plan.splits <= ws.max_splits && plan.splits <= REDUCE_MAX_SPLITS,
+        "attention: {} splits are more than the workspace ({}) or the reduce ({REDUCE_MAX_SPLITS}) hold",
+        plan.splits,
+        ws.max_splits
+    );
     let cfg = LaunchConfig {
-        grid_dim: (plan.splits as u32, KV_HEADS as u32, 1),
+        grid_dim: (plan.splits as u32, KV_HEADS as u32, tiles as u32),
         block_dim: (variant.launch.threads, 1, 1),
         shared_mem_bytes: smem as u32,
     };
@@ -243,7 +266,7 @@ pub fn attend(
 
     let reduce = gpu.entry(variant, "reduce")?;
     let cfg = LaunchConfig {
-        grid_dim: ((GQA * width) as u32, KV_HEADS as u32, 1),
+        grid_dim: ((GQA * width) as u32, KV_HEADS as u32, tiles as u32),
         block_dim: (HEAD_DIM as u32, 1, 1),
         shared_mem_bytes: 0,
     };
@@ -257,6 +280,48 @@ pub fn attend(
         .arg(&kvh_i);
     unsafe { b.launch(cfg) }.with_context(|| format!("launching {}_reduce", variant.name))?;
     Ok(())
+}
+
+/// The largest tile width in 2..=8 that divides `columns` (parallel query tiles), if any.
+pub fn parallel_tile_width(columns: usize) -> Option<usize> {
+    (2..=MAX_QUERY_WIDTH).rev().find(|w| columns % w == 0 && columns / w > 1)
+}
+
+/// A request of `columns` query columns (the cache's last `columns` tokens are theirs):
+/// one launch pair over parallel query tiles when `parallel` and a 2-8 column tile
+/// divides `columns`, else serial chunks of at most 8 columns, each chunk seeing the
+/// cache up to its own last column. `route(w, window)` names the variant for chunks or
+/// tiles of `w` columns.
+#[allow(clippy::too_many_arguments)]
+pub fn attend_columns(
+    gpu: &Gpu,
+    route: &dyn Fn(usize, usize) -> &'static Variant,
+    parallel: bool,
+    pv_f16: bool,
+    cache: &CacheView,
+    q: &CudaView<bf16>,
+    columns: usize,
+    ws: &mut Workspace,
+    out: &mut CudaViewMut<bf16>,
+) -> anyhow::Result<()> {
+    let row = Q_HEADS * HEAD_DIM;
+    if parallel {
+        if let Some(w) = parallel_tile_width(columns) {
+            return attend(gpu, route(w, cache.len), pv_f16, cache, q, w, columns / w, ws, out);
+        }
+    }
+    crate::ops::routed::split_launches(columns, MAX_QUERY_WIDTH, |first, w| {
+        let len = cache.len - columns + first + w;
+        let chunk = CacheView {
+            format: cache.format,
+            pool: cache.pool,
+            page_table: cache.page_table.slice(..),
+            len,
+        };
+        let qv = q.slice(first * row..);
+        let mut ov = out.slice_mut(first * row..);
+        attend(gpu, route(w, len), pv_f16, &chunk, &qv, w, 1, ws, &mut ov)
+    })
 }
 
 #[cfg(test)]
@@ -296,6 +361,16 @@ mod tests {
                 assert!(p.splits <= 132 * cps / 4);
             }
         }
+    }
+
+    #[test]
+    fn parallel_tiles_take_the_widest_2_to_8_divisor() {
+        assert_eq!(parallel_tile_width(16), Some(8));
+        assert_eq!(parallel_tile_width(32), Some(8));
+        assert_eq!(parallel_tile_width(21), Some(7));
+        assert_eq!(parallel_tile_width(17), None);
+        assert_eq!(parallel_tile_width(8), Some(4)); // 2 tiles of 4
+        assert_eq!(parallel_tile_width(1), None);
     }
 
     #[test]

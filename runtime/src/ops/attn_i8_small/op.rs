@@ -20,7 +20,7 @@ use cudarc::driver::CudaSlice;
 use half::{bf16, f16};
 use rand::{Rng, SeedableRng};
 
-use super::launch::{self as attn, AttnKey, CacheView, Workspace};
+use super::launch::{self as attn, AttnKey, CacheView, Workspace, MAX_REQUEST_COLUMNS};
 use super::switches;
 use crate::catalog::{Family, Variant};
 use crate::check::{compare_rows, poison};
@@ -81,35 +81,34 @@ impl RoutedOp for AttnI8Small {
         _copies: usize,
         tokens: usize,
     ) -> anyhow::Result<Box<dyn Prepared>> {
-        let key = AttnKey::parse(shape)?;
-        let tokens = tokens.max(key.width);
-        // A checked cache is built by the append rule; a timed one is random bytes.
-        let (pool_host, table, cpu) = if tokens <= CHECK_TOKENS {
-            let cache = checked_cache(key.format, tokens, seed);
-            let table: Vec<i32> = cache.page_table().iter().map(|&p| p as i32).collect();
-            (cache.pool().to_vec(), table, Some(cache))
-        } else {
-            let pages = tokens.div_ceil(PAGE_TOKENS);
-            let pool = random_pool(key.format, pages, seed);
-            (pool, (0..pages as i32).collect(), None)
-        };
-        let q_host = random_queries(key.width, seed ^ 0x9e37);
-        let n_out = key.width * Q_HEADS * HEAD_DIM;
-        Ok(Box::new(AttnPrepared {
-            key,
-            tokens,
-            pages: table.len(),
-            pool: gpu.stream.clone_htod(&pool_host)?,
-            page_table: gpu.stream.clone_htod(&table)?,
-            q: gpu.stream.clone_htod(&q_host)?,
-            out: gpu.stream.alloc_zeros(2 * n_out)?,
-            ws: Workspace::new(gpu)?,
-            q_host,
-            cpu,
-            references: BTreeMap::new(),
-            pv_f16: switches::smallt_pv_f16(),
-        }))
+        Ok(Box::new(AttnPrepared::new(gpu, AttnKey::parse(shape)?, seed, tokens)?))
     }
+}
+
+/// FP16 against FP32 P.V accumulation over a 262,144-token window (random cache, the
+/// compiled route): relative L2 difference of the two outputs, within the row tolerance
+/// of `ninfer check`. FP16 partial sums per key tile (at most 128 keys of P <= 1 times V)
+/// are folded into FP32, so the window's length does not grow the error.
+fn pv_f16_at_262k(gpu: &Gpu, format: KvFormat, seed: u64) -> anyhow::Result<HelperCheck> {
+    const WINDOW: usize = 262_144;
+    let key = AttnKey { format, width: 1 };
+    let mut inst = AttnPrepared::new(gpu, key, seed, WINDOW)?;
+    let variant = attn::family().compiled_variant(WINDOW as u32);
+    let mut run = |pv: bool| -> anyhow::Result<Vec<f64>> {
+        inst.launch(gpu, variant, pv, 0, WINDOW)?;
+        gpu.sync()?;
+        inst.output_columns(gpu, 1)
+    };
+    let fp32 = run(false)?;
+    let fp16 = run(true)?;
+    let error = crate::ops::routed::relative_difference(&fp16, &fp32);
+    let pass = error.is_finite() && error <= crate::check::ROW_TOLERANCE;
+    Ok(HelperCheck {
+        variant: format!("{} fp16 P.V vs fp32 at {WINDOW} keys", variant.name),
+        error,
+        pass,
+        note: if pass { String::new() } else { format!("relative difference {error:.2e}") },
+    })
 }
 
 /// Random BF16 K/V rows (Gaussian, a few outlier channels) appended in uneven chunks
@@ -213,14 +212,14 @@ fn random_queries(width: usize, seed: u64) -> Vec<bf16> {
         .collect()
 }
 
-struct AttnPrepared {
+pub struct AttnPrepared {
     key: AttnKey,
     tokens: usize,
     pages: usize,
     pool: CudaSlice<u8>,
     page_table: CudaSlice<i32>,
     q: CudaSlice<bf16>,
-    /// `2 x W x 24 x 256`: the second half stays poisoned (catches writes past W).
+    /// `2 x 32 x 24 x 256`: columns past a launch's stay poisoned (catches stray writes).
     out: CudaSlice<bf16>,
     ws: Workspace,
     q_host: Vec<bf16>,
@@ -231,6 +230,75 @@ struct AttnPrepared {
 }
 
 impl AttnPrepared {
+    /// A cache of `tokens` tokens for `key`'s format and queries for 32 columns (the
+    /// key's W first): built by the append rule up to [`CHECK_TOKENS`], random bytes
+    /// past that.
+    pub fn new(gpu: &Gpu, key: AttnKey, seed: u64, tokens: usize) -> anyhow::Result<Self> {
+        let tokens = tokens.max(MAX_REQUEST_COLUMNS);
+        let (pool_host, table, cpu) = if tokens <= CHECK_TOKENS {
+            let cache = checked_cache(key.format, tokens, seed);
+            let table: Vec<i32> = cache.page_table().iter().map(|&p| p as i32).collect();
+            (cache.pool().to_vec(), table, Some(cache))
+        } else {
+            let pages = tokens.div_ceil(PAGE_TOKENS);
+            let pool = random_pool(key.format, pages, seed);
+            (pool, (0..pages as i32).collect(), None)
+        };
+        let q_host = random_queries(MAX_REQUEST_COLUMNS, seed ^ 0x9e37);
+        Ok(AttnPrepared {
+            key,
+            tokens,
+            pages: table.len(),
+            pool: gpu.stream.clone_htod(&pool_host)?,
+            page_table: gpu.stream.clone_htod(&table)?,
+            q: gpu.stream.clone_htod(&q_host)?,
+            out: gpu.stream.alloc_zeros(2 * MAX_REQUEST_COLUMNS * Q_HEADS * HEAD_DIM)?,
+            ws: Workspace::new(gpu)?,
+            q_host,
+            cpu,
+            references: BTreeMap::new(),
+            pv_f16: switches::smallt_pv_f16(),
+        })
+    }
+
+    /// The cache of "copy" `copy` of a `window`-token window (module docs), and the
+    /// buffers a launch writes.
+    fn parts(&mut self, copy: usize, window: usize) -> (CacheView<'_>, &CudaSlice<bf16>, &mut Workspace, &mut CudaSlice<bf16>) {
+        let pages = window.div_ceil(PAGE_TOKENS);
+        let first = (copy % (self.pages / pages).max(1)) * pages;
+        let cache = CacheView {
+            format: self.key.format,
+            pool: &self.pool,
+            page_table: self.page_table.slice(first..),
+            len: window,
+        };
+        (cache, &self.q, &mut self.ws, &mut self.out)
+    }
+
+    /// A request of `columns` query columns against a `window`-token cache (the last
+    /// `columns` tokens are theirs), serial chunks or parallel tiles, the tiles' or
+    /// chunks' schedules from `route(width, window)`.
+    pub fn run_columns(
+        &mut self,
+        gpu: &Gpu,
+        route: &dyn Fn(usize, usize) -> &'static Variant,
+        copy: usize,
+        window: usize,
+        columns: usize,
+        parallel: bool,
+        pv_f16: bool,
+    ) -> anyhow::Result<()> {
+        anyhow::ensure!(window <= self.tokens, "window {window} is past the {} prepared tokens", self.tokens);
+        let (cache, q, ws, out) = self.parts(copy, window);
+        attn::attend_columns(gpu, route, parallel, pv_f16, &cache, &q.slice(..), columns, ws, &mut out.slice_mut(..))
+    }
+
+    /// The first `columns` output columns.
+    pub fn output_columns(&self, gpu: &Gpu, columns: usize) -> anyhow::Result<Vec<f64>> {
+        let y = gpu.stream.clone_dtoh(&self.out.slice(..columns * Q_HEADS * HEAD_DIM))?;
+        Ok(y.iter().map(|v| v.to_f64()).collect())
+    }
+
     fn launch(
         &mut self,
         gpu: &Gpu,
@@ -244,15 +312,9 @@ impl AttnPrepared {
             "window {window} is past the {} prepared tokens",
             self.tokens
         );
-        let pages = window.div_ceil(PAGE_TOKENS);
-        let first = (copy % (self.pages / pages).max(1)) * pages;
-        let cache = CacheView {
-            format: self.key.format,
-            pool: &self.pool,
-            page_table: self.page_table.slice(first..),
-            len: window,
-        };
-        attn::attend(gpu, variant, pv_f16, &cache, &self.q, self.key.width, &mut self.ws, &mut self.out)
+        let width = self.key.width;
+        let (cache, q, ws, out) = self.parts(copy, window);
+        attn::attend(gpu, variant, pv_f16, &cache, &q.slice(..), width, 1, ws, &mut out.slice_mut(..))
     }
 
     fn compare(&self, gpu: &Gpu, window: usize) -> anyhow::Result<(f64, Option<String>)> {
@@ -260,6 +322,49 @@ impl AttnPrepared {
         let host = gpu.stream.clone_dtoh(&self.out)?;
         let row = Q_HEADS * HEAD_DIM;
         Ok(compare_rows(&host, reference, row, self.key.width, 2 * self.key.width))
+    }
+
+    /// Requests of 16 and 32 verify columns at the whole checked window, serial and as
+    /// parallel tiles, each against its f64 reference (`attn_parallel_tiles` both ways).
+    fn check_verify_columns(&mut self, gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
+        let cache = self.cpu.as_ref().context("a checked cache")?;
+        let (k, v) = reference::dequantized(cache);
+        let window = cache.len();
+        let wants: Vec<(usize, Vec<f64>)> = [16usize, 32]
+            .iter()
+            .map(|&columns| {
+                let q = kernel_queries(
+                    cache.format(),
+                    reference::queries(cache, &self.q_host[..columns * Q_HEADS * HEAD_DIM]),
+                );
+                (columns, reference::attention_f64(&q, columns, &k, &v, window))
+            })
+            .collect();
+        let family = attn::family();
+        let mut rows = Vec::new();
+        for (columns, want) in wants {
+            for parallel in [false, true] {
+                poison(gpu, &mut self.out)?;
+                let route = |_w: usize, len: usize| family.compiled_variant(len as u32);
+                let launched = self
+                    .run_columns(gpu, &route, 0, window, columns, parallel, self.pv_f16)
+                    .and_then(|_| gpu.sync());
+                let (error, problem) = check_outcome(launched, || {
+                    let host = gpu.stream.clone_dtoh(&self.out)?;
+                    Ok(compare_rows(&host, &want, Q_HEADS * HEAD_DIM, columns, 2 * columns))
+                })?;
+                rows.push(HelperCheck {
+                    variant: format!(
+                        "{columns} columns, attn_parallel_tiles={}",
+                        if parallel { "on" } else { "off" }
+                    ),
+                    error,
+                    pass: problem.is_none(),
+                    note: problem.unwrap_or_default(),
+                });
+            }
+        }
+        Ok(rows)
     }
 
     fn checked(
@@ -302,10 +407,13 @@ impl Prepared for AttnPrepared {
         Ok(y.iter().map(|v| v.to_f64()).collect())
     }
 
-    fn prepare_check(&mut self, _gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
+    fn prepare_check(&mut self, gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
         let cache = self.cpu.as_ref().context("a checked cache (prepare with few tokens)")?;
         let (k, v) = reference::dequantized(cache);
-        let q = kernel_queries(cache.format(), reference::queries(cache, &self.q_host));
+        let q = kernel_queries(
+            cache.format(),
+            reference::queries(cache, &self.q_host[..self.key.width * Q_HEADS * HEAD_DIM]),
+        );
         let w = self.key.width;
         let windows: Vec<usize> = CHECK_WINDOWS
             .iter()
@@ -324,7 +432,19 @@ impl Prepared for AttnPrepared {
             handles.into_iter().map(|h| h.join().expect("reference thread")).collect()
         });
         self.references = refs.into_iter().collect();
-        Ok(Vec::new())
+        // Once per format: the append kernel (on the w1 key), the verify-column requests
+        // serial and in parallel tiles (on the w8 key, whose route their tiles take).
+        match w {
+            1 => {
+                let seed = crate::ops::routed::fresh_seed();
+                Ok(vec![
+                    crate::ops::kv::append::check_append(gpu, self.key.format, seed)?,
+                    pv_f16_at_262k(gpu, self.key.format, seed)?,
+                ])
+            }
+            8 => self.check_verify_columns(gpu),
+            _ => Ok(Vec::new()),
+        }
     }
 
     fn check_variant(

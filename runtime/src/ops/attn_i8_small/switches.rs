@@ -18,3 +18,19 @@ pub fn smallt_pv_f16() -> bool {
         .schedule(PV_F16_KEY, 1)
         .is_some_and(|s| s == "on")
 }
+
+/// The switch's route key: parallel query tiles for requests of verify columns.
+pub const PARALLEL_TILES_KEY: &str = "attn_parallel_tiles";
+
+/// Whether a request of 16 or 32 verify columns runs as parallel query tiles: the
+/// environment override (`NINFER_ATTN_PARALLEL_TILES`), else the installed route.
+pub fn parallel_tiles() -> bool {
+    if let Ok(o) = overrides::get() {
+        if let Some(v) = o.attn_parallel_tiles {
+            return v;
+        }
+    }
+    lookup::table(0)
+        .schedule(PARALLEL_TILES_KEY, 1)
+        .is_some_and(|s| s == "on")
+}

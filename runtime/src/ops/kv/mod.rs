@@ -2,8 +2,10 @@
 //! rotation (`hadamard`), the formats and their byte counts (`format`), the 4-bit
 //! Lloyd-Max codebook (`codebook`), per-row quantization (`quantize`), a CPU paged cache
 //! with the append rule the GPU append kernel must match (`cache`) and the CPU reference
-//! of causal decode attention over it (`reference`). Format: docs/formats.md, "KV cache".
+//! of causal decode attention over it (`reference`), and the GPU paged cache with its
+//! append kernels (`append`). Format: docs/formats.md, "KV cache".
 
+pub mod append;
 pub mod cache;
 pub mod codebook;
 pub mod format;
