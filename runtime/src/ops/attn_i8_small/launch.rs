@@ -91,7 +91,7 @@ pub fn smem_bytes(format: KvFormat, variant: &Variant, width: usize) -> usize {
         GQA * MAX_QUERY_WIDTH
     };
     let (kcb, vcb) = (format.k_code_bytes(), format.v_code_bytes());
-    let stage = kb * (kcb + 16) + kb * (vcb + 16) + kb * 2 * format.k_groups() + kb * 2 * format.v_groups();
+    let stage = kb * kcb + kb * vcb + kb * 2 * format.k_groups() + kb * 2 * format.v_groups();
     let int8_k = format.k_bits() == 8;
     let q_row = if int8_k { HEAD_DIM + 16 } else { 2 * HEAD_DIM + 16 };
     let q_scales = if int8_k { HEAD_DIM / 64 * 4 } else { 0 };
