@@ -129,7 +129,7 @@ pub fn module(name: &str) -> Option<&'static Variant> {
 pub fn split_route_key(key: &str) -> Option<(&'static Family, &str)> {
     let (fam, rest) = key.split_once('/')?;
     let f = family(fam)?;
-    f.keys.iter().any(|k| *k == rest).then_some((f, rest))
+    f.keys.contains(&rest).then_some((f, rest))
 }
 
 /// Every route key of the build, sorted bytewise (the order of the digest's listing).

@@ -284,7 +284,7 @@ pub fn attend(
 
 /// The largest tile width in 2..=8 that divides `columns` (parallel query tiles), if any.
 pub fn parallel_tile_width(columns: usize) -> Option<usize> {
-    (2..=MAX_QUERY_WIDTH).rev().find(|w| columns % w == 0 && columns / w > 1)
+    (2..=MAX_QUERY_WIDTH).rev().find(|&w| columns.is_multiple_of(w) && columns / w > 1)
 }
 
 /// A request of `columns` query columns (the cache's last `columns` tokens are theirs):

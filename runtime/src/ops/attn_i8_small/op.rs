@@ -278,6 +278,7 @@ impl AttnPrepared {
     /// A request of `columns` query columns against a `window`-token cache (the last
     /// `columns` tokens are theirs), serial chunks or parallel tiles, the tiles' or
     /// chunks' schedules from `route(width, window)`.
+    #[allow(clippy::too_many_arguments)]
     pub fn run_columns(
         &mut self,
         gpu: &Gpu,

@@ -1,36 +1,42 @@
-//! The route switches of the decode attention: `attn_pv_f16` (FP16 P.V accumulation per
-//! key tile), overridden by `NINFER_SMALLT_PV_F16`.
+//! The route switches of the decode attention (catalog `[[switch]]`), each with its
+//! environment override: `attn_pv_f16` (FP16 P.V accumulation per key tile,
+//! `NINFER_SMALLT_PV_F16`) and `attn_parallel_tiles` (requests of verify columns as
+//! parallel query tiles, `NINFER_ATTN_PARALLEL_TILES`).
 
-use crate::profile::{lookup, overrides};
+use crate::profile::overrides::{self, EnvOverrides};
+use crate::profile::lookup;
 
-/// The switch's route key.
+/// The switch's route key: FP16 P.V accumulation.
 pub const PV_F16_KEY: &str = "attn_pv_f16";
-
-/// Whether the small-T attention accumulates P.V in FP16: the environment override,
-/// else the installed route (`"on"`), else off.
-pub fn smallt_pv_f16() -> bool {
-    if let Ok(o) = overrides::get() {
-        if let Some(v) = o.smallt_pv_f16 {
-            return v;
-        }
-    }
-    lookup::table(0)
-        .schedule(PV_F16_KEY, 1)
-        .is_some_and(|s| s == "on")
-}
-
 /// The switch's route key: parallel query tiles for requests of verify columns.
 pub const PARALLEL_TILES_KEY: &str = "attn_parallel_tiles";
 
-/// Whether a request of 16 or 32 verify columns runs as parallel query tiles: the
-/// environment override (`NINFER_ATTN_PARALLEL_TILES`), else the installed route.
+/// A switch is on when its environment override says so, else when device 0's installed
+/// route (the compiled one without a profile) names `"on"`.
+fn switch_on(key: &str, env: impl Fn(&EnvOverrides) -> Option<bool>) -> bool {
+    if let Some(v) = overrides::get().ok().and_then(env) {
+        return v;
+    }
+    lookup::table(0).schedule(key, 1).is_some_and(|s| s == "on")
+}
+
+/// Whether the small-T attention accumulates P.V in FP16.
+pub fn smallt_pv_f16() -> bool {
+    switch_on(PV_F16_KEY, |o| o.smallt_pv_f16)
+}
+
+/// Whether a request of 16 or 32 verify columns runs as parallel query tiles.
 pub fn parallel_tiles() -> bool {
-    if let Ok(o) = overrides::get() {
-        if let Some(v) = o.attn_parallel_tiles {
-            return v;
+    switch_on(PARALLEL_TILES_KEY, |o| o.attn_parallel_tiles)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn switch_keys_are_catalog_switches() {
+        for key in [super::PV_F16_KEY, super::PARALLEL_TILES_KEY] {
+            let sw = crate::catalog::switch(key).expect("catalog.toml declares it");
+            assert!(sw.values.contains(&"on") && sw.values.contains(&"off"), "{key}");
         }
     }
-    lookup::table(0)
-        .schedule(PARALLEL_TILES_KEY, 1)
-        .is_some_and(|s| s == "on")
 }
