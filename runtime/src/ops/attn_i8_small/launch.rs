@@ -14,6 +14,8 @@ use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
 
 /// Splits the reduce kernel merges at most (its `RED_MAX_SPLITS`).
 pub const REDUCE_MAX_SPLITS: usize = 1024;
+/// Threads of a reduce CTA (its `RED_THREADS`: four groups of one thread per output dim).
+const REDUCE_THREADS: u32 = 4 * HEAD_DIM as u32;
 
 /// Widest query width one launch serves (the keys are `w1` .. `w8`).
 pub const MAX_QUERY_WIDTH: usize = 8;
@@ -267,7 +269,7 @@ pub fn attend(
     let reduce = gpu.entry(variant, "reduce")?;
     let cfg = LaunchConfig {
         grid_dim: ((GQA * width) as u32, KV_HEADS as u32, tiles as u32),
-        block_dim: (HEAD_DIM as u32, 1, 1),
+        block_dim: (REDUCE_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
     let splits_i = plan.splits as i32;
