@@ -79,7 +79,10 @@ pub fn routes_rs(catalog: &Catalog, variants: &[VariantSpec], digest: &str) -> S
         });
     let switches = catalog.switches.iter().map(|sw| {
         let name = &sw.name;
-        let cal = syn::Ident::new(sw.calibration.rust_variant(), proc_macro2::Span::call_site());
+        let cal = syn::Ident::new(
+            sw.calibration.rust_variant(),
+            proc_macro2::Span::call_site(),
+        );
         let values = &sw.values;
         let compiled = &sw.compiled;
         quote! {

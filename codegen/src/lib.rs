@@ -160,9 +160,13 @@ pub fn generate(cfg: &Config) -> Result<Report> {
     for c in &compiled {
         // `{{ entry }}` itself, or entry points `{{ entry }}_<suffix>` (a family whose
         // variants come in several forms, e.g. one kernel per KV cache format).
-        let has_entry = [format!(".entry {}(", c.name), format!(".entry {}\n", c.name), format!(".entry {}_", c.name)]
-            .iter()
-            .any(|e| c.ptx.contains(e.as_str()));
+        let has_entry = [
+            format!(".entry {}(", c.name),
+            format!(".entry {}\n", c.name),
+            format!(".entry {}_", c.name),
+        ]
+        .iter()
+        .any(|e| c.ptx.contains(e.as_str()));
         if !has_entry {
             let v = variants.iter().find(|v| v.name == c.name).expect("variant");
             return Err(Error::new(

@@ -471,7 +471,11 @@ impl<'a> Cx<'a> {
         for v in rs.values.get_ref() {
             let value = v.get_ref();
             if !is_ident(value) {
-                return Err(self.err(self.line(v), &cx, format!("bad value `{value}`: an identifier")));
+                return Err(self.err(
+                    self.line(v),
+                    &cx,
+                    format!("bad value `{value}`: an identifier"),
+                ));
             }
             if values.contains(value) {
                 return Err(self.err(self.line(v), &cx, format!("duplicate value `{value}`")));
@@ -479,14 +483,21 @@ impl<'a> Cx<'a> {
             values.push(value.clone());
         }
         if values.len() < 2 {
-            return Err(self.err(self.line(&rs.values), &cx, "a switch needs at least two values"));
+            return Err(self.err(
+                self.line(&rs.values),
+                &cx,
+                "a switch needs at least two values",
+            ));
         }
         let compiled = rs.compiled.get_ref().clone();
         if !values.contains(&compiled) {
             return Err(self.err(
                 self.line(&rs.compiled),
                 &cx,
-                format!("compiled value `{compiled}` is not one of its values ({})", values.join(", ")),
+                format!(
+                    "compiled value `{compiled}` is not one of its values ({})",
+                    values.join(", ")
+                ),
             ));
         }
         Ok(Switch {

@@ -90,7 +90,9 @@ pub fn run(gpu: &Gpu, sel: &Selection, tick: &dyn Fn(&str)) -> anyhow::Result<Ou
         if !sel.wants_switch(switch) {
             continue;
         }
-        if let Some(bands) = super::switches::calibrate(gpu, &mut timer, switch, &mut out.detail, tick)? {
+        if let Some(bands) =
+            super::switches::calibrate(gpu, &mut timer, switch, &mut out.detail, tick)?
+        {
             if bands.iter().any(|(_, s)| !s.is_empty()) {
                 out.keys_off_compiled += 1;
             }

@@ -31,7 +31,10 @@ struct Case {
 
 fn cases(switch: &str) -> Option<Vec<Case>> {
     match switch {
-        "attn_pv_f16" => Some(vec![Case { window: 131072, columns: 1 }]),
+        "attn_pv_f16" => Some(vec![Case {
+            window: 131072,
+            columns: 1,
+        }]),
         "attn_parallel_tiles" => Some(
             [32768, 131072]
                 .iter()
@@ -57,11 +60,17 @@ pub fn calibrate(
     tick: &dyn Fn(&str),
 ) -> anyhow::Result<Option<Vec<(u32, String)>>> {
     let Some(cases) = cases(switch.name) else {
-        tracing::warn!("{}: no measurement in this build; not calibrated", switch.name);
+        tracing::warn!(
+            "{}: no measurement in this build; not calibrated",
+            switch.name
+        );
         return Ok(None);
     };
     let widest = cases.iter().map(|c| c.window).max().unwrap_or(1);
-    let key = AttnKey { format: KvFormat::Int8, width: 1 };
+    let key = AttnKey {
+        format: KvFormat::Int8,
+        width: 1,
+    };
     let mut inst = AttnPrepared::new(gpu, key, routed::fresh_seed(), widest)?;
     let family = attn::family();
     let route = |w: usize, len: usize| -> &'static Variant {
@@ -70,7 +79,11 @@ pub fn calibrate(
     };
     let parallel_tiles = switch.name == "attn_parallel_tiles";
     let run = |inst: &mut AttnPrepared, copy: usize, c: &Case, on: bool| {
-        let (parallel, pv) = if parallel_tiles { (on, false) } else { (false, on) };
+        let (parallel, pv) = if parallel_tiles {
+            (on, false)
+        } else {
+            (false, on)
+        };
         inst.run_columns(gpu, &route, copy, c.window, c.columns, parallel, pv)
     };
 
@@ -78,11 +91,12 @@ pub fn calibrate(
     let mut confirmed = Vec::new();
     let mut worst_diff = 0.0f64;
     for c in &cases {
-        tick(&format!("{} window {} columns {}", switch.name, c.window, c.columns));
-        let copies = crate::bench::weight_copies(
-            gpu.info.l2_bytes,
-            c.window * 4 * key.format.token_bytes(),
-        );
+        tick(&format!(
+            "{} window {} columns {}",
+            switch.name, c.window, c.columns
+        ));
+        let copies =
+            crate::bench::weight_copies(gpu.info.l2_bytes, c.window * 4 * key.format.token_bytes());
         let launches = (2 * copies).max(20);
         let mut graphs = Vec::new();
         for on in [false, true] {
@@ -117,7 +131,10 @@ pub fn calibrate(
                 schedule: format!("{value} ({} columns)", c.columns),
                 us,
                 note: if *value == "on" {
-                    format!("confirm {:.2} vs {:.2} µs, output diff {diff:.1e}", second[1], second[0])
+                    format!(
+                        "confirm {:.2} vs {:.2} µs, output diff {diff:.1e}",
+                        second[1], second[0]
+                    )
                 } else {
                     String::new()
                 },
@@ -127,7 +144,8 @@ pub fn calibrate(
     let geomean = |r: &[f64]| (r.iter().map(|x| x.ln()).sum::<f64>() / r.len() as f64).exp();
     let no_case_slower = |r: &[f64]| r.iter().all(|&x| x <= 1.0 + decide::WIN_MARGIN);
     let first_win = geomean(&ratios) <= 1.0 - decide::WIN_MARGIN && no_case_slower(&ratios);
-    let on = decide::verdict(first_win, geomean(&confirmed), 1.0, worst_diff) && no_case_slower(&confirmed);
+    let on = decide::verdict(first_win, geomean(&confirmed), 1.0, worst_diff)
+        && no_case_slower(&confirmed);
     let value = if on {
         switch
             .values

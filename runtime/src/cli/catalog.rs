@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 use serde_json::{json, Map, Value};
 
-use crate::catalog::{CalibrationFlag, Variant, FAMILIES, MODULES, ROUTE_CATALOG, SWITCHES, VARIANTS};
+use crate::catalog::{
+    CalibrationFlag, Variant, FAMILIES, MODULES, ROUTE_CATALOG, SWITCHES, VARIANTS,
+};
 
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct CatalogArgs {

@@ -105,7 +105,10 @@ impl Gpu {
     }
 
     /// The variant's module, loaded on first use (after checking the driver takes its PTX).
-    fn module(&self, variant: &'static Variant) -> anyhow::Result<&Arc<cudarc::driver::CudaModule>> {
+    fn module(
+        &self,
+        variant: &'static Variant,
+    ) -> anyhow::Result<&Arc<cudarc::driver::CudaModule>> {
         let index = Self::index_of(variant);
         if let Some(m) = self.modules[index].get() {
             return Ok(m);
@@ -136,7 +139,12 @@ impl Gpu {
     /// The entry point `<variant>_<suffix>` of the variant's module.
     pub fn entry(&self, variant: &'static Variant, suffix: &str) -> anyhow::Result<CudaFunction> {
         let key = (Self::index_of(variant), suffix.to_string());
-        if let Some(f) = self.suffixed.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        if let Some(f) = self
+            .suffixed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
             return Ok(f.clone());
         }
         let name = format!("{}_{suffix}", variant.name);

@@ -20,7 +20,10 @@ pub trait RoutedOp: Sync {
     /// reads from HBM (ops whose bytes grow with the width, like attention's window,
     /// need fewer at wide widths).
     fn copies_at(&self, l2_bytes: usize, shape: &str, _t: usize) -> anyhow::Result<usize> {
-        Ok(crate::bench::weight_copies(l2_bytes, self.weight_bytes(shape)?))
+        Ok(crate::bench::weight_copies(
+            l2_bytes,
+            self.weight_bytes(shape)?,
+        ))
     }
     /// Tokens `ninfer check` prepares: twice the widest launch by default (every
     /// single-launch width, plus split launches).

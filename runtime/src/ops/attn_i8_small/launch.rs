@@ -95,7 +95,11 @@ pub fn smem_bytes(format: KvFormat, variant: &Variant, width: usize) -> usize {
     let (kcb, vcb) = (format.k_code_bytes(), format.v_code_bytes());
     let stage = kb * kcb + kb * vcb + kb * 2 * format.k_groups() + kb * 2 * format.v_groups();
     let int8_k = format.k_bits() == 8;
-    let q_row = if int8_k { HEAD_DIM + 16 } else { 2 * HEAD_DIM + 16 };
+    let q_row = if int8_k {
+        HEAD_DIM + 16
+    } else {
+        2 * HEAD_DIM + 16
+    };
     let q_scales = if int8_k { HEAD_DIM / 64 * 4 } else { 0 };
     let scores = (kb + 4) * 4;
     let probs = (kb + 8) * 2;
@@ -113,7 +117,13 @@ pub struct SplitPlan {
 
 /// Whole waves: SMs x CTAs per SM / KV heads splits, fewer when the window has fewer
 /// key blocks than that (every split gets at least one block, none is empty).
-pub fn split_plan(sms: usize, ctas_per_sm: usize, kv_heads: usize, key_block: usize, len: usize) -> SplitPlan {
+pub fn split_plan(
+    sms: usize,
+    ctas_per_sm: usize,
+    kv_heads: usize,
+    key_block: usize,
+    len: usize,
+) -> SplitPlan {
     let blocks = len.div_ceil(key_block).max(1);
     let wave = (sms * ctas_per_sm / kv_heads).max(1);
     let per_split = blocks.div_ceil(wave.min(blocks));
@@ -229,7 +239,10 @@ pub fn attend(
     let resident = f
         .occupancy_max_active_blocks_per_multiprocessor(variant.launch.threads, smem, None)
         .with_context(|| format!("{name}: occupancy"))? as usize;
-    anyhow::ensure!(resident >= 1, "{name}: one CTA ({smem} bytes of shared memory) does not fit on an SM");
+    anyhow::ensure!(
+        resident >= 1,
+        "{name}: one CTA ({smem} bytes of shared memory) does not fit on an SM"
+    );
     let plan = split_plan(
         gpu.info.identity.multiprocessors as usize,
         param(variant, "ctas_per_sm").min(resident),
@@ -286,7 +299,9 @@ pub fn attend(
 
 /// The largest tile width in 2..=8 that divides `columns` (parallel query tiles), if any.
 pub fn parallel_tile_width(columns: usize) -> Option<usize> {
-    (2..=MAX_QUERY_WIDTH).rev().find(|&w| columns.is_multiple_of(w) && columns / w > 1)
+    (2..=MAX_QUERY_WIDTH)
+        .rev()
+        .find(|&w| columns.is_multiple_of(w) && columns / w > 1)
 }
 
 /// A request of `columns` query columns (the cache's last `columns` tokens are theirs):
@@ -309,7 +324,17 @@ pub fn attend_columns(
     let row = Q_HEADS * HEAD_DIM;
     if parallel {
         if let Some(w) = parallel_tile_width(columns) {
-            return attend(gpu, route(w, cache.len), pv_f16, cache, q, w, columns / w, ws, out);
+            return attend(
+                gpu,
+                route(w, cache.len),
+                pv_f16,
+                cache,
+                q,
+                w,
+                columns / w,
+                ws,
+                out,
+            );
         }
     }
     crate::ops::routed::split_launches(columns, MAX_QUERY_WIDTH, |first, w| {
@@ -335,7 +360,14 @@ mod tests {
     fn keys_parse() {
         let k = AttnKey::parse("h24/rk8v4/w3").unwrap();
         assert_eq!((k.format, k.width, k.rows()), (KvFormat::Rk8v4, 3, 18));
-        for bad in ["h24/int8", "h32/int8/w1", "h24/int4/w1", "h24/int8/w9", "h24/int8/w0", "h24/int8/x1"] {
+        for bad in [
+            "h24/int8",
+            "h32/int8/w1",
+            "h24/int4/w1",
+            "h24/int8/w9",
+            "h24/int8/w0",
+            "h24/int8/x1",
+        ] {
             assert!(AttnKey::parse(bad).is_err(), "{bad}");
         }
         for shape in family().keys {
@@ -359,7 +391,9 @@ mod tests {
         for len in [1usize, 63, 64, 65, 4133, 65536, 262143] {
             for (cps, kb) in [(1, 128), (3, 32), (4, 32)] {
                 let p = split_plan(132, cps, 4, kb, len);
-                assert!(p.splits * p.keys_per_split >= len && (p.splits - 1) * p.keys_per_split < len);
+                assert!(
+                    p.splits * p.keys_per_split >= len && (p.splits - 1) * p.keys_per_split < len
+                );
                 assert!(p.splits <= 132 * cps / 4);
             }
         }
@@ -380,7 +414,10 @@ mod tests {
         for w in 1..=MAX_QUERY_WIDTH {
             assert!(tile_class(w) * 8 >= GQA * w, "W = {w}");
         }
-        assert_eq!((1..=8).map(tile_class).collect::<Vec<_>>(), [1, 2, 3, 3, 6, 6, 6, 6]);
+        assert_eq!(
+            (1..=8).map(tile_class).collect::<Vec<_>>(),
+            [1, 2, 3, 3, 6, 6, 6, 6]
+        );
     }
 
     #[test]

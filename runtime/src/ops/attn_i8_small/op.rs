@@ -11,7 +11,8 @@
 //! Check: a real cache (random BF16 rows appended through the CPU append rule, pages
 //! permuted so the page table matters) of [`CHECK_TOKENS`] tokens, windows not multiples
 //! of the page or key block, every variant with FP32 and FP16 P.V accumulation, against
-//! the f64 reference of `ops::kv::reference`.
+//! the f64 reference of `ops::kv::reference` on the queries as the kernels quantize them
+//! ([`kernel_queries`]).
 
 use std::collections::BTreeMap;
 
@@ -30,6 +31,7 @@ use crate::ops::kv::cache::KvCache;
 use crate::ops::kv::format::KvFormat;
 use crate::ops::kv::reference;
 use crate::ops::kv::{HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
+use crate::ops::q6_head::synthetic::splitmix64;
 use crate::ops::routed::{check_outcome, Choose, HelperCheck, Prepared, RoutedOp};
 
 /// Tokens of the checked cache: 64 pages and 37 tokens (a partial last page).
@@ -58,7 +60,10 @@ impl RoutedOp for AttnI8Small {
 
     fn copies_at(&self, l2_bytes: usize, shape: &str, t: usize) -> anyhow::Result<usize> {
         let key = AttnKey::parse(shape)?;
-        Ok(crate::bench::weight_copies(l2_bytes, t.max(1) * KV_HEADS * key.format.token_bytes()))
+        Ok(crate::bench::weight_copies(
+            l2_bytes,
+            t.max(1) * KV_HEADS * key.format.token_bytes(),
+        ))
     }
 
     fn check_tokens(&self) -> usize {
@@ -81,7 +86,12 @@ impl RoutedOp for AttnI8Small {
         _copies: usize,
         tokens: usize,
     ) -> anyhow::Result<Box<dyn Prepared>> {
-        Ok(Box::new(AttnPrepared::new(gpu, AttnKey::parse(shape)?, seed, tokens)?))
+        Ok(Box::new(AttnPrepared::new(
+            gpu,
+            AttnKey::parse(shape)?,
+            seed,
+            tokens,
+        )?))
     }
 }
 
@@ -107,7 +117,11 @@ fn pv_f16_at_262k(gpu: &Gpu, format: KvFormat, seed: u64) -> anyhow::Result<Help
         variant: format!("{} fp16 P.V vs fp32 at {WINDOW} keys", variant.name),
         error,
         pass,
-        note: if pass { String::new() } else { format!("relative difference {error:.2e}") },
+        note: if pass {
+            String::new()
+        } else {
+            format!("relative difference {error:.2e}")
+        },
     })
 }
 
@@ -120,7 +134,11 @@ fn checked_cache(format: KvFormat, tokens: usize, seed: u64) -> KvCache {
         (0..KV_HEADS * HEAD_DIM)
             .map(|i| {
                 let g: f64 = (0..4).map(|_| rng.random::<f64>() - 0.5).sum::<f64>() * 1.7;
-                let outlier = if i % HEAD_DIM == 7 || i % HEAD_DIM == 200 { 6.0 } else { 1.0 };
+                let outlier = if i % HEAD_DIM == 7 || i % HEAD_DIM == 200 {
+                    6.0
+                } else {
+                    1.0
+                };
                 bf16::from_f64(g * outlier)
             })
             .collect()
@@ -148,14 +166,6 @@ fn checked_cache(format: KvFormat, tokens: usize, seed: u64) -> KvCache {
     cache
 }
 
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// Pages of random codes; scales random in [0.5, 1.5) x the format's unit (absmax/127,
 /// absmax/7, RMS 1), so dequantized values are O(1).
 fn random_pool(format: KvFormat, pages: usize, seed: u64) -> Vec<u8> {
@@ -172,8 +182,16 @@ fn random_pool(format: KvFormat, pages: usize, seed: u64) -> Vec<u8> {
                 let u = (splitmix64(st) >> 11) as f64 / (1u64 << 53) as f64;
                 f16::from_f64((0.5 + u) * unit).to_le_bytes()
             };
-            let k_unit = if format.k_bits() == 8 { 1.0 / 127.0 } else { 1.0 };
-            let v_unit = if format.v_bits() == 8 { 1.0 / 127.0 } else { 1.0 / 7.0 };
+            let k_unit = if format.k_bits() == 8 {
+                1.0 / 127.0
+            } else {
+                1.0
+            };
+            let v_unit = if format.v_bits() == 8 {
+                1.0 / 127.0
+            } else {
+                1.0 / 7.0
+            };
             let (ks, vs) = (format.k_scales_offset(), format.v_scales_offset());
             for i in 0..PAGE_TOKENS * format.k_groups() {
                 b[ks + 2 * i..ks + 2 * i + 2].copy_from_slice(&scale(&mut st, k_unit));
@@ -252,7 +270,9 @@ impl AttnPrepared {
             pool: gpu.stream.clone_htod(&pool_host)?,
             page_table: gpu.stream.clone_htod(&table)?,
             q: gpu.stream.clone_htod(&q_host)?,
-            out: gpu.stream.alloc_zeros(2 * MAX_REQUEST_COLUMNS * Q_HEADS * HEAD_DIM)?,
+            out: gpu
+                .stream
+                .alloc_zeros(2 * MAX_REQUEST_COLUMNS * Q_HEADS * HEAD_DIM)?,
             ws: Workspace::new(gpu)?,
             q_host,
             cpu,
@@ -263,7 +283,16 @@ impl AttnPrepared {
 
     /// The cache of "copy" `copy` of a `window`-token window (module docs), and the
     /// buffers a launch writes.
-    fn parts(&mut self, copy: usize, window: usize) -> (CacheView<'_>, &CudaSlice<bf16>, &mut Workspace, &mut CudaSlice<bf16>) {
+    fn parts(
+        &mut self,
+        copy: usize,
+        window: usize,
+    ) -> (
+        CacheView<'_>,
+        &CudaSlice<bf16>,
+        &mut Workspace,
+        &mut CudaSlice<bf16>,
+    ) {
         let pages = window.div_ceil(PAGE_TOKENS);
         let first = (copy % (self.pages / pages).max(1)) * pages;
         let cache = CacheView {
@@ -289,14 +318,30 @@ impl AttnPrepared {
         parallel: bool,
         pv_f16: bool,
     ) -> anyhow::Result<()> {
-        anyhow::ensure!(window <= self.tokens, "window {window} is past the {} prepared tokens", self.tokens);
+        anyhow::ensure!(
+            window <= self.tokens,
+            "window {window} is past the {} prepared tokens",
+            self.tokens
+        );
         let (cache, q, ws, out) = self.parts(copy, window);
-        attn::attend_columns(gpu, route, parallel, pv_f16, &cache, &q.slice(..), columns, ws, &mut out.slice_mut(..))
+        attn::attend_columns(
+            gpu,
+            route,
+            parallel,
+            pv_f16,
+            &cache,
+            &q.slice(..),
+            columns,
+            ws,
+            &mut out.slice_mut(..),
+        )
     }
 
     /// The first `columns` output columns.
     pub fn output_columns(&self, gpu: &Gpu, columns: usize) -> anyhow::Result<Vec<f64>> {
-        let y = gpu.stream.clone_dtoh(&self.out.slice(..columns * Q_HEADS * HEAD_DIM))?;
+        let y = gpu
+            .stream
+            .clone_dtoh(&self.out.slice(..columns * Q_HEADS * HEAD_DIM))?;
         Ok(y.iter().map(|v| v.to_f64()).collect())
     }
 
@@ -315,14 +360,33 @@ impl AttnPrepared {
         );
         let width = self.key.width;
         let (cache, q, ws, out) = self.parts(copy, window);
-        attn::attend(gpu, variant, pv_f16, &cache, &q.slice(..), width, 1, ws, &mut out.slice_mut(..))
+        attn::attend(
+            gpu,
+            variant,
+            pv_f16,
+            &cache,
+            &q.slice(..),
+            width,
+            1,
+            ws,
+            &mut out.slice_mut(..),
+        )
     }
 
     fn compare(&self, gpu: &Gpu, window: usize) -> anyhow::Result<(f64, Option<String>)> {
-        let reference = self.references.get(&window).context("prepare_check first")?;
+        let reference = self
+            .references
+            .get(&window)
+            .context("prepare_check first")?;
         let host = gpu.stream.clone_dtoh(&self.out)?;
         let row = Q_HEADS * HEAD_DIM;
-        Ok(compare_rows(&host, reference, row, self.key.width, 2 * self.key.width))
+        Ok(compare_rows(
+            &host,
+            reference,
+            row,
+            self.key.width,
+            2 * self.key.width,
+        ))
     }
 
     /// Requests of 16 and 32 verify columns at the whole checked window, serial and as
@@ -338,7 +402,10 @@ impl AttnPrepared {
                     cache.format(),
                     reference::queries(cache, &self.q_host[..columns * Q_HEADS * HEAD_DIM]),
                 );
-                (columns, reference::attention_f64(&q, columns, &k, &v, window))
+                (
+                    columns,
+                    reference::attention_f64(&q, columns, &k, &v, window),
+                )
             })
             .collect();
         let family = attn::family();
@@ -352,7 +419,13 @@ impl AttnPrepared {
                     .and_then(|_| gpu.sync());
                 let (error, problem) = check_outcome(launched, || {
                     let host = gpu.stream.clone_dtoh(&self.out)?;
-                    Ok(compare_rows(&host, &want, Q_HEADS * HEAD_DIM, columns, 2 * columns))
+                    Ok(compare_rows(
+                        &host,
+                        &want,
+                        Q_HEADS * HEAD_DIM,
+                        columns,
+                        2 * columns,
+                    ))
                 })?;
                 rows.push(HelperCheck {
                     variant: format!(
@@ -376,7 +449,9 @@ impl AttnPrepared {
         window: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
         poison(gpu, &mut self.out)?;
-        let launched = self.launch(gpu, variant, pv_f16, 0, window).and_then(|_| gpu.sync());
+        let launched = self
+            .launch(gpu, variant, pv_f16, 0, window)
+            .and_then(|_| gpu.sync());
         check_outcome(launched, || self.compare(gpu, window))
     }
 }
@@ -393,7 +468,13 @@ impl Prepared for AttnPrepared {
         self.launch(gpu, variant, pv, copy, t)
     }
 
-    fn routed_only(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()> {
+    fn routed_only(
+        &mut self,
+        gpu: &Gpu,
+        copy: usize,
+        t: usize,
+        choose: Choose,
+    ) -> anyhow::Result<()> {
         // Split kernel and reduce are both the routed variant's.
         self.forward(gpu, copy, t, choose)
     }
@@ -409,7 +490,10 @@ impl Prepared for AttnPrepared {
     }
 
     fn prepare_check(&mut self, gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
-        let cache = self.cpu.as_ref().context("a checked cache (prepare with few tokens)")?;
+        let cache = self
+            .cpu
+            .as_ref()
+            .context("a checked cache (prepare with few tokens)")?;
         let (k, v) = reference::dequantized(cache);
         let q = kernel_queries(
             cache.format(),
@@ -430,7 +514,10 @@ impl Prepared for AttnPrepared {
                     s.spawn(move || (len, reference::attention_f64(q, w, k, v, len)))
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("reference thread")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("reference thread"))
+                .collect()
         });
         self.references = refs.into_iter().collect();
         // Once per format: the append kernel (on the w1 key), the verify-column requests
@@ -465,7 +552,12 @@ impl Prepared for AttnPrepared {
         Ok((e32.max(e16), problem))
     }
 
-    fn check_forward(&mut self, gpu: &Gpu, t: usize, choose: Choose) -> anyhow::Result<(f64, Option<String>)> {
+    fn check_forward(
+        &mut self,
+        gpu: &Gpu,
+        t: usize,
+        choose: Choose,
+    ) -> anyhow::Result<(f64, Option<String>)> {
         let variant = choose(t as u32);
         let pv = self.pv_f16;
         self.checked(gpu, variant, pv, t)

@@ -3,8 +3,8 @@
 //! `NINFER_SMALLT_PV_F16`) and `attn_parallel_tiles` (requests of verify columns as
 //! parallel query tiles, `NINFER_ATTN_PARALLEL_TILES`).
 
-use crate::profile::overrides::{self, EnvOverrides};
 use crate::profile::lookup;
+use crate::profile::overrides::{self, EnvOverrides};
 
 /// The switch's route key: FP16 P.V accumulation.
 pub const PV_F16_KEY: &str = "attn_pv_f16";
@@ -36,7 +36,10 @@ mod tests {
     fn switch_keys_are_catalog_switches() {
         for key in [super::PV_F16_KEY, super::PARALLEL_TILES_KEY] {
             let sw = crate::catalog::switch(key).expect("catalog.toml declares it");
-            assert!(sw.values.contains(&"on") && sw.values.contains(&"off"), "{key}");
+            assert!(
+                sw.values.contains(&"on") && sw.values.contains(&"off"),
+                "{key}"
+            );
         }
     }
 }

@@ -16,7 +16,8 @@ pub struct DenseQ6 {
     pub scales: Vec<f16>,
 }
 
-fn splitmix64(state: &mut u64) -> u64 {
+/// splitmix64: a fast counter-based generator for synthetic weights and caches.
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
