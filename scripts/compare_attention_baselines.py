@@ -22,31 +22,20 @@ BF16 cache (4096 bytes per token over the 4 KV heads), ninfer its quantized one,
 ratio is the end-to-end speed-up of the step, not a kernel-quality figure; the torch GB/s
 column shows how close the BF16 baseline is to the read bandwidth. Missing entries are
 shown as '-'. When several ninfer keys share (format, W, window), the fastest is shown
-(--all shows each). Uses only the standard library.
+(--all shows each). Uses only the standard library (the helpers shared with
+compare_baselines.py are in baselines_common.py).
 """
 
-import argparse
-import json
-import math
+import os
 import re
-import signal
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import baselines_common as common  # noqa: E402  (shared with compare_baselines.py)
+from baselines_common import as_int, fmt, geomean, num  # noqa: E402
 
 BACKENDS = (("flash", "flash"), ("cudnn", "cudnn"), ("efficient", "eff"))
 W_PART = re.compile(r"^w(\d+)$", re.IGNORECASE)
-
-
-def load(path):
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.stderr.write("compare_attention_baselines: cannot read JSON %s: %s\n" % (path, e))
-        sys.exit(1)
-    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
-        sys.stderr.write("compare_attention_baselines: %s has no 'results' list\n" % path)
-        sys.exit(1)
-    return doc
 
 
 def kind_of(doc):
@@ -56,21 +45,6 @@ def kind_of(doc):
     if any("key" in r for r in rows):
         return "ninfer"
     return None
-
-
-def num(v):
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return f if math.isfinite(f) else None
-
-
-def as_int(v):
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return None
 
 
 def parse_key(key):
@@ -85,33 +59,19 @@ def parse_key(key):
     return parts[0], fmt, int(m.group(1))
 
 
-def fmt(v, spec, missing="-"):
-    return missing if v is None else format(v, spec)
-
-
-def geomean(xs):
-    xs = [x for x in xs if x is not None and x > 0]
-    if not xs:
-        return None
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
 def main(argv=None):
-    p = argparse.ArgumentParser(
-        description="Table of ninfer decode attention vs PyTorch SDPA (FLASH, cuDNN, "
-                    "EFFICIENT) per KV format, W and window; ratio = torch us / ninfer us.")
-    p.add_argument("torch_json", help="output of scripts/torch_attention_baselines.py")
-    p.add_argument("ninfer_json", help="ninfer bench --json output")
-    p.add_argument("--markdown", action="store_true", help="print markdown tables")
-    p.add_argument("--all", action="store_true",
-                   help="one row per ninfer key (default: the fastest key per format, W "
-                        "and window)")
+    p = common.compare_parser(
+        "Table of ninfer decode attention vs PyTorch SDPA (FLASH, cuDNN, "
+        "EFFICIENT) per KV format, W and window; ratio = torch us / ninfer us.",
+        "torch_attention_baselines.py", "ninfer bench --json output",
+        "one row per ninfer key (default: the fastest key per format, W and window)")
     p.add_argument("--prefix", default="attn",
                    help="ninfer keys whose family starts with this are attention rows "
                         "(default attn)")
     args = p.parse_args(argv)
 
-    a, b = load(args.torch_json), load(args.ninfer_json)
+    a = common.load("compare_attention_baselines", args.torch_json)
+    b = common.load("compare_attention_baselines", args.ninfer_json)
     ka, kb = kind_of(a), kind_of(b)
     notes = set()
     if ka == "ninfer" and kb == "torch":
@@ -161,9 +121,7 @@ def main(argv=None):
         if us is None or us <= 0 or s is None:
             continue
         group = (kvfmt, w, s, r["key"]) if args.all else (kvfmt, w, s)
-        cur = rows.get(group)
-        if cur is None or us < num(cur["us"]):
-            rows[group] = r
+        common.keep_fastest(rows, group, r, us)
     if unparsed:
         notes.add("%d ninfer '%s*' rows without a trailing w<N> key part were ignored"
                   % (unparsed, args.prefix))
@@ -186,11 +144,8 @@ def main(argv=None):
         nbytes = num(r.get("bytes"))
         if gbs is None and nbytes:
             gbs = nbytes / (us * 1e-6) / 1e9
-        sched = r.get("schedule")
-        if isinstance(sched, (dict, list)):
-            sched = json.dumps(sched, separators=(",", ":"))
         key_head = str(r["key"]).rsplit("/", 1)[0]
-        line = [kvfmt, str(w), str(s), key_head, "-" if sched in (None, "") else str(sched),
+        line = [kvfmt, str(w), str(s), key_head, common.schedule_text(r),
                 fmt(us, ".2f"), fmt(gbs, ".0f")]
         bus_cells, ratio_cells = [], []
         best_tgbs = None
@@ -245,84 +200,20 @@ def main(argv=None):
     sum_header = ["format"] + ["geomean x%s" % short for _, short in cols]
 
     bw_n, bw_t = num(ndoc.get("read_bandwidth_gbs")), num(tdoc.get("read_bandwidth_gbs"))
-    info = [
-        "ninfer: %s | torch baselines: %s (torch %s, cuda %s, cudnn %s)" % (
-            ndoc.get("device", "?"), tdoc.get("device", "?"), tdoc.get("torch", "?"),
-            tdoc.get("cuda", "?"), tdoc.get("cudnn", "?")),
+    info = common.info_lines(ndoc, tdoc, ("torch", "cuda", "cudnn"), [
         "read bandwidth: ninfer run %s GB/s, torch run %s GB/s" % (
             fmt(bw_n, ".0f"), fmt(bw_t, ".0f")),
         "xNAME = PyTorch us / ninfer us (> 1: ninfer faster); PyTorch reads a BF16 cache "
         "(window x 4096 bytes); torch GB/s = the fastest baseline's K/V GB/s",
-    ]
-    if ndoc.get("device") and tdoc.get("device") and ndoc.get("device") != tdoc.get("device"):
-        info.append("WARNING: the two files were measured on different devices")
+    ])
     if not table:
         info.append("nothing to compare")
 
-    if args.markdown:
-        emit_markdown(info, header, table, sum_header, summary, sorted(notes))
-    else:
-        emit_text(info, header, table, sum_header, summary, sorted(notes))
+    common.emit(info, header, table, sum_header, summary, sorted(notes), args.markdown,
+                {0, 3, 4})
     return 0
 
 
-def print_aligned(header, rows, left):
-    widths = [len(h) for h in header]
-    for r in rows:
-        for i, c in enumerate(r):
-            widths[i] = max(widths[i], len(c))
-
-    def render(r):
-        cells = []
-        for i, c in enumerate(r):
-            cells.append(c.ljust(widths[i]) if i in left else c.rjust(widths[i]))
-        return "  ".join(cells).rstrip()
-
-    print(render(header))
-    print("  ".join("-" * w for w in widths))
-    for r in rows:
-        print(render(r))
-
-
-def emit_text(info, header, table, sum_header, summary, notes):
-    for line in info:
-        print(line)
-    print()
-    if table:
-        print_aligned(header, table, {0, 3, 4})
-    if summary:
-        print()
-        print_aligned(sum_header, summary, {0})
-    if notes:
-        print()
-        for n in notes:
-            print(n)
-
-
-def emit_markdown(info, header, table, sum_header, summary, notes):
-    for line in info:
-        print(line + "  ")
-    print()
-
-    def md(h, rows, left):
-        esc = lambda c: c.replace("|", "\\|")
-        print("| " + " | ".join(esc(c) for c in h) + " |")
-        print("|" + "|".join(":---" if i in left else "---:" for i in range(len(h))) + "|")
-        for r in rows:
-            print("| " + " | ".join(esc(c) for c in r) + " |")
-
-    if table:
-        md(header, table, {0, 3, 4})
-    if summary:
-        print()
-        md(sum_header, summary, {0})
-    if notes:
-        print()
-        for n in notes:
-            print("- " + n)
-
-
 if __name__ == "__main__":
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head
+    common.quiet_sigpipe()
     sys.exit(main())

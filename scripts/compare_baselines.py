@@ -14,41 +14,22 @@ NINFER_JSON : {"device", "read_bandwidth_gbs",
 Per shape and width: ninfer us, each baseline's us and the speed-up baseline/ninfer
 (> 1 means ninfer is faster), and, where bytes are known, ninfer's achieved GB/s and
 its fraction of the measured read bandwidth. When several ninfer keys share a shape
-and width, the fastest is shown (--all shows each). Uses only the standard library.
+and width, the fastest is shown (--all shows each). Uses only the standard library
+(the helpers shared with compare_attention_baselines.py are in baselines_common.py).
 """
 
-import argparse
-import json
-import math
-import signal
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import baselines_common as common  # noqa: E402  (shared with compare_attention_baselines.py)
+from baselines_common import fmt, geomean, num  # noqa: E402
 
 BASELINES = (
     ("bf16_linear", "bf16"),
     ("fp8_scaled_mm", "fp8"),
     ("int4pack_mm", "int4"),
 )
-
-
-def load(path, what):
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.stderr.write("compare_baselines: cannot read %s JSON %s: %s\n" % (what, path, e))
-        sys.exit(1)
-    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
-        sys.stderr.write("compare_baselines: %s JSON %s has no 'results' list\n" % (what, path))
-        sys.exit(1)
-    return doc
-
-
-def num(v):
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return f if math.isfinite(f) else None
 
 
 def shape_of_key(key):
@@ -63,26 +44,12 @@ def parse_shape(s):
         return None
 
 
-def fmt(v, spec, missing="-"):
-    return missing if v is None else format(v, spec)
-
-
-def geomean(xs):
-    xs = [x for x in xs if x is not None and x > 0]
-    if not xs:
-        return None
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
 def main(argv=None):
-    p = argparse.ArgumentParser(
-        description="Table of ninfer vs PyTorch baseline timings (speed-up = baseline us / "
-                    "ninfer us) with ninfer's fraction of measured read bandwidth.")
-    p.add_argument("torch_json", help="output of scripts/torch_baselines.py")
-    p.add_argument("ninfer_json", help="ninfer bench JSON")
-    p.add_argument("--markdown", action="store_true", help="print markdown tables")
-    p.add_argument("--all", action="store_true",
-                   help="one row per ninfer key (default: fastest key per shape and width)")
+    p = common.compare_parser(
+        "Table of ninfer vs PyTorch baseline timings (speed-up = baseline us / "
+        "ninfer us) with ninfer's fraction of measured read bandwidth.",
+        "torch_baselines.py", "ninfer bench JSON",
+        "one row per ninfer key (default: fastest key per shape and width)")
     p.add_argument("--bw-source", choices=("ninfer", "torch"), default="ninfer",
                    help="which file's read_bandwidth_gbs to use for the fraction "
                         "(default ninfer, falling back to torch)")
@@ -91,8 +58,8 @@ def main(argv=None):
                         "N*K*bits/8 (marked '~')")
     args = p.parse_args(argv)
 
-    tdoc = load(args.torch_json, "torch")
-    ndoc = load(args.ninfer_json, "ninfer")
+    tdoc = common.load("compare_baselines", args.torch_json, "torch")
+    ndoc = common.load("compare_baselines", args.ninfer_json, "ninfer")
 
     # Read bandwidth used for the fraction.
     bw_n = num(ndoc.get("read_bandwidth_gbs"))
@@ -110,13 +77,9 @@ def main(argv=None):
     for r in tdoc["results"]:
         if not isinstance(r, dict):
             continue
-        us = num(r.get("us"))
-        try:
-            w = int(r.get("width"))
-        except (TypeError, ValueError):
-            continue
+        us, w = num(r.get("us")), common.as_int(r.get("width"))
         b = r.get("baseline")
-        if us is None or us <= 0 or b is None:
+        if w is None or us is None or us <= 0 or b is None:
             continue
         base[(str(r.get("shape", "")).lower(), b, w)] = r
         if b not in present:
@@ -129,18 +92,12 @@ def main(argv=None):
     for r in ndoc["results"]:
         if not isinstance(r, dict) or "key" not in r:
             continue
-        us = num(r.get("us"))
-        try:
-            w = int(r.get("width"))
-        except (TypeError, ValueError):
-            continue
-        if us is None or us <= 0:
+        us, w = num(r.get("us")), common.as_int(r.get("width"))
+        if w is None or us is None or us <= 0:
             continue
         shape = shape_of_key(r["key"])
         group = (shape, w, r["key"]) if args.all else (shape, w)
-        cur = rows.get(group)
-        if cur is None or us < num(cur["us"]):
-            rows[group] = r
+        common.keep_fastest(rows, group, r, us)
 
     def shape_sort(s):
         ps = parse_shape(s)
@@ -171,11 +128,8 @@ def main(argv=None):
                               % args.assume_weight_bits)
             gbs = nbytes / (us * 1e-6) / 1e9 if nbytes else None
             frac = gbs / bw if (gbs is not None and bw) else None
-            sched = r.get("schedule")
-            if isinstance(sched, (dict, list)):
-                sched = json.dumps(sched, separators=(",", ":"))
             line = [shape, str(w), str(r["key"]).rsplit("/", 1)[0],
-                    "-" if sched in (None, "") else str(sched),
+                    common.schedule_text(r),
                     fmt(us, ".2f"),
                     ("~" if approx and gbs is not None else "") + fmt(gbs, ".0f"),
                     ("~" if approx and frac is not None else "") +
@@ -208,82 +162,22 @@ def main(argv=None):
         summary.append(s)
     sum_header = ["shape"] + ["geomean x%s" % short for _, short in cols]
 
-    info = [
-        "ninfer: %s | torch baselines: %s (torch %s, cuda %s)" % (
-            ndoc.get("device", "?"), tdoc.get("device", "?"), tdoc.get("torch", "?"),
-            tdoc.get("cuda", "?")),
+    info = common.info_lines(ndoc, tdoc, ("torch", "cuda"), [
         "read bandwidth for %%readBW: %s GB/s (from %s JSON); torch run: read %s GB/s, "
         "copy %s GB/s" % (fmt(bw, ".0f"), bw_from, fmt(bw_t, ".0f"),
                           fmt(num(tdoc.get("copy_bandwidth_gbs")), ".0f")),
         "xNAME = baseline us / ninfer us (> 1: ninfer faster)",
-    ]
-    if ndoc.get("device") and tdoc.get("device") and ndoc.get("device") != tdoc.get("device"):
-        info.append("WARNING: the two files were measured on different devices")
+    ])
 
     if not table:
         info.append("no ninfer results to compare")
 
-    if args.markdown:
-        emit_markdown(info, header, table, sum_header, summary, sorted(notes))
-    else:
-        emit_text(info, header, table, sum_header, summary, sorted(notes))
+    # The table is printed even when empty (its header); '*' marks a padded baseline.
+    common.emit(info, header, table, sum_header, summary, sorted(notes), args.markdown,
+                {0, 2, 3}, empty_table=True, star_marks=True)
     return 0
 
 
-def emit_text(info, header, table, sum_header, summary, notes):
-    for line in info:
-        print(line)
-    print()
-    print_aligned(header, table, {0, 2, 3})
-    if summary and table:
-        print()
-        print_aligned(sum_header, summary, {0})
-    if notes:
-        print()
-        for n in notes:
-            print(n)
-
-
-def print_aligned(header, rows, left):
-    widths = [len(h) for h in header]
-    for r in rows:
-        for i, c in enumerate(r):
-            widths[i] = max(widths[i], len(c))
-    def render(r):
-        cells = []
-        for i, c in enumerate(r):
-            cells.append(c.ljust(widths[i]) if i in left else c.rjust(widths[i]))
-        return "  ".join(cells).rstrip()
-
-    print(render(header))
-    print("  ".join("-" * w for w in widths))
-    for r in rows:
-        print(render(r))
-
-
-def emit_markdown(info, header, table, sum_header, summary, notes):
-    for line in info:
-        print(line + "  ")
-    print()
-
-    def md(h, rows, left):
-        esc = lambda c: c.replace("|", "\\|")
-        print("| " + " | ".join(esc(c) for c in h) + " |")
-        print("|" + "|".join(":---" if i in left else "---:" for i in range(len(h))) + "|")
-        for r in rows:
-            print("| " + " | ".join(esc(c) for c in r) + " |")
-
-    md(header, [[c[:-1] + "\\*" if c.endswith("*") else c for c in r] for r in table], {0, 2, 3})
-    if summary and table:
-        print()
-        md(sum_header, summary, {0})
-    if notes:
-        print()
-        for n in notes:
-            print("- " + n.replace("*", "\\*", 1) if n.startswith("*") else "- " + n)
-
-
 if __name__ == "__main__":
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head
+    common.quiet_sigpipe()
     sys.exit(main())

@@ -45,7 +45,8 @@ reference on copy 0 (--no-check skips it); the probe at start-up checks every
 formulation against a float64 reference on a small window with planted keys that make
 the three alignments (bottom-right, top-left, no mask) give clearly different outputs.
 The same run measures read bandwidth (torch.sum over a large bf16 tensor) and copy
-bandwidth.
+bandwidth. The timing harness and the bandwidth measurement are shared with
+torch_baselines.py (scripts/baselines_common.py).
 
 Output: JSON (to --out, or stdout) and a table on stderr.
 
@@ -55,13 +56,16 @@ Output: JSON (to --out, or stdout) and a table on stderr.
 """
 
 import argparse
-import json
 import math
-import statistics
+import os
 import sys
 import time
 import traceback
 import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import baselines_common as common  # noqa: E402  (shared with the other baseline scripts)
+from baselines_common import log  # noqa: E402
 
 HQ = 24          # query heads
 HKV = 4          # KV heads
@@ -80,10 +84,6 @@ SDP_ENUM_NAMES = {
     "math": "MATH",
 }
 ALIGNMENTS = ("bottom_right", "top_left", "none")
-
-
-def log(*args):
-    print(*args, file=sys.stderr, flush=True)
 
 
 def parse_ints(text, what, allow_k=False):
@@ -143,23 +143,11 @@ def build_parser():
     p.add_argument("--backends", type=parse_backends, default=parse_backends(DEFAULT_BACKENDS),
                    help="comma-separated subset of %s (default %s)"
                         % (",".join(BACKENDS), DEFAULT_BACKENDS))
-    p.add_argument("--out", default=None, help="JSON output path (default: stdout)")
-    p.add_argument("--quick", action="store_true",
-                   help="fewer replays (7) and fewer bandwidth repetitions")
-    p.add_argument("--replays", type=int, default=None,
-                   help="timed graph replays per point (default 25, --quick 7; min 7)")
-    p.add_argument("--warmup", type=int, default=3, help="untimed graph replays (default 3)")
-    p.add_argument("--min-launches", type=int, default=64,
-                   help="at least this many calls per graph (rounded up to a multiple of R, "
-                        "and at least 2R; default 64)")
-    p.add_argument("--rotate-bytes", type=float, default=200e6,
-                   help="minimum K/V bytes over all cache copies (default 200e6; raised to "
-                        "3 x L2 when that is larger)")
+    common.add_timing_args(p, "calls", "K/V bytes over all cache copies")
     p.add_argument("--min-copies", type=int, default=1,
                    help="at least this many cache copies (default 1: one 1 GiB copy at "
                         "262144 tokens; 2 removes any L2 carry-over between calls)")
-    p.add_argument("--bw-gib", type=float, default=2.0,
-                   help="size of the bandwidth test buffers in GiB (default 2)")
+    common.add_bandwidth_arg(p)
     p.add_argument("--kv-layout", choices=("bhsd", "bshd"), default="bhsd",
                    help="memory layout of q and the K/V cache: bhsd = [1, heads, tokens, 256] "
                         "contiguous (each head's tokens together, SDPA's native layout); "
@@ -219,10 +207,6 @@ def warning_reasons(wlist, n=3, width=160):
         if msg[:width] not in out:
             out.append(msg[:width])
     return out[:n]
-
-
-def median(xs):
-    return statistics.median(xs) if xs else float("nan")
 
 
 class Unsupported(Exception):
@@ -486,110 +470,7 @@ def discriminates(res, W, tol):
     return bool(alts) and min(alts) > 5 * tol
 
 
-# ---------------- bandwidth ----------------
-
-def measure_bandwidth(device, gib, reps, warmup=3):
-    n_bytes = int(gib * (1 << 30))
-    n_bytes -= n_bytes % 4096
-    n_el = n_bytes // 2  # bf16
-    res = {"bandwidth_bytes": n_bytes}
-    src = torch.empty(n_el, dtype=BF16, device=device).normal_()
-    dst = torch.empty_like(src).normal_()
-
-    def timed(fn):
-        for _ in range(warmup):
-            fn()
-        torch.cuda.synchronize(device)
-        ts = []
-        for _ in range(reps):
-            a = torch.cuda.Event(enable_timing=True)
-            b = torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn()
-            b.record()
-            b.synchronize()
-            ts.append(a.elapsed_time(b) * 1e-3)  # s
-        return ts
-
-    ts = timed(lambda: dst.copy_(src))
-    res["copy_bandwidth_gbs"] = 2 * n_bytes / median(ts) / 1e9
-    res["copy_samples_us"] = [x * 1e6 for x in ts]
-    del dst
-    torch.cuda.empty_cache()
-
-    ts = timed(lambda: torch.sum(src))
-    res["read_method"] = "torch.sum(bf16)"
-    res["read_bandwidth_gbs"] = n_bytes / median(ts) / 1e9
-    res["read_samples_us"] = [x * 1e6 for x in ts]
-    del src
-    torch.cuda.empty_cache()
-    return res
-
-
-# ---------------- timing harness ----------------
-
-def time_rotating(ops, launches, replays, warmup, device, pin):
-    """ops: list of R zero-arg callables, op i reading cache copy i; pin(): the context
-    that selects the backend. Captures one graph of `launches` calls cycling through ops;
-    returns (per-call us samples, mode string)."""
-    R = len(ops)
-    seq = [ops[i % R] for i in range(launches)]
-    # Eager warm-up on a side stream (cuDNN plans, lazy module loads, allocator).
-    s = torch.cuda.Stream(device)
-    s.wait_stream(torch.cuda.current_stream(device))
-    with torch.cuda.stream(s), pin():
-        for _ in range(2):
-            for op in ops:
-                op()
-    torch.cuda.current_stream(device).wait_stream(s)
-    torch.cuda.synchronize(device)
-
-    graph = None
-    mode = "cuda_graph"
-    try:
-        graph = torch.cuda.CUDAGraph()
-        with pin(), torch.cuda.graph(graph):
-            outs = [op() for op in seq]
-        del outs
-        run = graph.replay
-    except Exception as e:  # fall back to eager launches, timed the same way
-        graph = None
-        mode = "eager (graph capture failed: %s)" % short_exc(e, 120)
-        try:
-            torch.cuda.synchronize(device)
-        except Exception:
-            pass
-
-        def run():
-            with pin():
-                for op in seq:
-                    op()
-
-    for _ in range(warmup):
-        run()
-    torch.cuda.synchronize(device)
-    samples = []
-    for _ in range(replays):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        run()
-        b.record()
-        b.synchronize()
-        samples.append(a.elapsed_time(b) * 1e3 / launches)  # us per call
-    del graph
-    torch.cuda.synchronize(device)
-    return samples, mode
-
-
-def copies_for(bytes_per_copy, rotate_bytes, min_copies):
-    return max(1, min_copies, int(math.ceil(rotate_bytes / max(1, bytes_per_copy))))
-
-
-def launches_for(R, min_launches):
-    L = max(2 * R, min_launches)
-    return int(math.ceil(L / R)) * R
-
+# ---------------- sizes ----------------
 
 def kv_bytes_of(S):
     return S * HKV * HEAD_DIM * 2 * 2   # K and V, bf16
@@ -650,8 +531,8 @@ def probe_summary(pr):
 def run_window(S, args, probes, results, skipped, l2_bytes, device):
     rotate_bytes = max(args.rotate_bytes, 3 * l2_bytes)
     kv_bytes = kv_bytes_of(S)
-    R = copies_for(kv_bytes, rotate_bytes, args.min_copies)
-    L = launches_for(R, args.min_launches)
+    R = common.copies_for(kv_bytes, rotate_bytes, args.min_copies)
+    L = common.launches_for(R, args.min_launches)
     live = [b for b in args.backends if probes[b]["available"]]
     for b in args.backends:
         if not probes[b]["available"]:
@@ -713,8 +594,9 @@ def run_point(backend, W, S, qs, kvs, ref, R, L, args, probes, results, skipped,
                     tried.append("%s: wrong result at window %d (rel err %.3g)" % (name, S, err))
                     continue
             del y
-            samples, mode = time_rotating(ops, L, args.replays, args.warmup, device,
-                                          lambda: pinned(backend))
+            samples, mode = common.time_rotating(
+                ops, L, args.replays, args.warmup, device, pin=lambda: pinned(backend),
+                describe=lambda e: short_exc(e, 120), tolerate_sync_error=True)
         except Exception as e:
             tried.append("%s: %s" % (name, short_exc(e, 200)))
             try:
@@ -724,7 +606,7 @@ def run_point(backend, W, S, qs, kvs, ref, R, L, args, probes, results, skipped,
             continue
         finally:
             del ops
-        us = median(samples)
+        us = common.median(samples)
         kv_bytes = kv_bytes_of(S)
         flops = flops_of(W, S)
         notes = [name + ": " + form.describe(backend, W)]
@@ -843,6 +725,15 @@ def fmt_errs(r):
 
 # ---------------- output ----------------
 
+def table_cell(b, w, r):
+    short = "?"
+    for f in candidate_forms(b, w):
+        if f.name == r["formulation"]:
+            short = f.short
+    return "%10.2f%s (%5.0f) %-5s" % (
+        r["us"], " " if r["timing"] == "cuda_graph" else "e", r["gbps"], short)
+
+
 def print_table(doc):
     res = doc["results"]
     log("")
@@ -858,21 +749,7 @@ def print_table(doc):
         log("")
         log("window %d: us per call (GB/s over the 4-head BF16 K/V, %.0f MB) formulation"
             % (S, kv_bytes_of(S) / 1e6))
-        log("%3s" % "W" + "".join("  %29s" % b for b in backends))
-        for w in widths:
-            line = "%3d" % w
-            for b in backends:
-                r = by.get((b, w))
-                if r is None:
-                    line += "  %29s" % "-"
-                else:
-                    short = "?"
-                    for f in candidate_forms(b, w):
-                        if f.name == r["formulation"]:
-                            short = f.short
-                    line += "  %10.2f%s (%5.0f) %-5s" % (
-                        r["us"], " " if r["timing"] == "cuda_graph" else "e", r["gbps"], short)
-            log(line)
+        common.log_grid("W", 3, backends, 29, widths, by, table_cell)
     log("")
     log("formulations: g = enable_gqa, f = heads folded into q length, x = K/V expanded; "
         "+lr = causal_lower_right, +m = additive mask; 'e' = eager timing (capture failed)")
@@ -883,25 +760,9 @@ def print_table(doc):
                                      s["reason"][:300]))
 
 
-def write_doc(doc, path):
-    text = json.dumps(doc, indent=1)
-    if path:
-        with open(path, "w") as f:
-            f.write(text + "\n")
-        log("wrote %s" % path)
-    else:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-
-
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    if args.replays is None:
-        args.replays = 7 if args.quick else 25
-    if args.replays < 7:
-        log("note: raising --replays %d to the minimum of 7" % args.replays)
-        args.replays = 7
-    bw_reps = 5 if args.quick else 15
+    bw_reps = common.resolve_replays(args)
 
     global torch, F, SDPBackend, sdpa_kernel, causal_lower_right, BF16
     try:
@@ -952,7 +813,7 @@ def main(argv=None):
         doc.update({"device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
                     "torch": torch.__version__, "cudnn": cudnn_version})
         if args.out:
-            write_doc(doc, args.out)
+            common.write_doc(doc, args.out)
         return rc
 
     for W in args.widths:
@@ -960,34 +821,25 @@ def main(argv=None):
             if W > S:
                 log("note: W=%d > window %d will be skipped" % (W, S))
 
-    props = torch.cuda.get_device_properties(dev)
-    l2_bytes = int(getattr(props, "L2_cache_size", 0) or 60e6)
-    doc = {
-        "device": torch.cuda.get_device_name(dev),
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "cudnn": cudnn_version,
-        "capability": "%d.%d" % (props.major, props.minor),
-        "sm_count": props.multi_processor_count,
-        "l2_bytes": l2_bytes,
-        "model": {
-            "q_heads": HQ, "kv_heads": HKV, "group": GROUP, "head_dim": HEAD_DIM,
-            "scale": SCALE, "dtype": "bfloat16",
-            "causal": "bottom-right: column i of W sees keys 0..=window-W+i",
-            "flops_per_call": "4 * W * 24 * window * 256",
-            "kv_bytes_per_call": "window * 4 * 256 * 2 (bf16) * 2 (K and V)",
-        },
-        "config": {
-            "windows": args.windows, "widths": args.widths, "backends": args.backends,
-            "replays": args.replays, "warmup": args.warmup,
-            "min_launches": args.min_launches, "min_copies": args.min_copies,
-            "rotate_bytes": max(args.rotate_bytes, 3 * l2_bytes),
-            "kv_layout": args.kv_layout, "allow_expand": args.allow_expand,
-            "check": not args.no_check, "tol": args.tol,
-            "probe_window": args.probe_window, "seed": args.seed,
-            "timing": "CUDA graph of L calls rotating R K/V cache copies; us = median over "
-                      "replays of replay time / L",
-        },
+    doc = common.device_doc(dev, [("cudnn", cudnn_version)])
+    l2_bytes = doc["l2_bytes"]
+    doc["model"] = {
+        "q_heads": HQ, "kv_heads": HKV, "group": GROUP, "head_dim": HEAD_DIM,
+        "scale": SCALE, "dtype": "bfloat16",
+        "causal": "bottom-right: column i of W sees keys 0..=window-W+i",
+        "flops_per_call": "4 * W * 24 * window * 256",
+        "kv_bytes_per_call": "window * 4 * 256 * 2 (bf16) * 2 (K and V)",
+    }
+    doc["config"] = {
+        "windows": args.windows, "widths": args.widths, "backends": args.backends,
+        "replays": args.replays, "warmup": args.warmup,
+        "min_launches": args.min_launches, "min_copies": args.min_copies,
+        "rotate_bytes": max(args.rotate_bytes, 3 * l2_bytes),
+        "kv_layout": args.kv_layout, "allow_expand": args.allow_expand,
+        "check": not args.no_check, "tol": args.tol,
+        "probe_window": args.probe_window, "seed": args.seed,
+        "timing": "CUDA graph of L calls rotating R K/V cache copies; us = median over "
+                  "replays of replay time / L",
     }
     log("torch_attention_baselines: %s (sm %s, %d SMs, L2 %.0f MB), torch %s, cuda %s, cudnn %s"
         % (doc["device"], doc["capability"], doc["sm_count"], l2_bytes / 1e6,
@@ -995,22 +847,7 @@ def main(argv=None):
     t0 = time.time()
 
     # Bandwidth first, on a quiet device.
-    try:
-        bw = measure_bandwidth(dev, args.bw_gib, bw_reps)
-        doc.update({
-            "read_bandwidth_gbs": bw["read_bandwidth_gbs"],
-            "copy_bandwidth_gbs": bw["copy_bandwidth_gbs"],
-            "bandwidth": bw,
-        })
-        log("bandwidth: read %.0f GB/s (%s), copy %.0f GB/s (read+write), %.2f GiB buffers"
-            % (bw["read_bandwidth_gbs"], bw["read_method"], bw["copy_bandwidth_gbs"],
-               args.bw_gib))
-    except Exception as e:
-        log("bandwidth measurement failed: %s" % short_exc(e))
-        doc["read_bandwidth_gbs"] = None
-        doc["copy_bandwidth_gbs"] = None
-        torch.cuda.synchronize(dev)
-        torch.cuda.empty_cache()
+    common.bandwidth_into(doc, dev, args.bw_gib, bw_reps, short_exc)
 
     # Probe the backends and pick the formulations.
     probes = {}
@@ -1039,13 +876,7 @@ def main(argv=None):
                 skipped.append({"backend": b, "window": S, "reason": reason})
             torch.cuda.synchronize(dev)
             torch.cuda.empty_cache()
-    doc["results"] = results
-    doc["skipped"] = skipped
-    doc["elapsed_s"] = time.time() - t0
-
-    write_doc(doc, args.out)
-    print_table(doc)
-    return 0
+    return common.finish(doc, results, skipped, t0, args.out, print_table)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ one CUDA graph of L launches (L >= 2R, a multiple of R) rotating through the
 copies; per-op time = replay time (CUDA events) / L; median over >= 7 replays after
 warm-up. The same run also measures device bandwidth: a large device-to-device copy
 ((bytes read + bytes written) / time) and torch.sum over a large bf16 tensor
-(bytes read / time).
+(bytes read / time). The timing harness and the bandwidth measurement are shared with
+torch_attention_baselines.py (scripts/baselines_common.py).
 
 Output: JSON (to --out, or stdout) and a short table on stderr.
 
@@ -24,21 +25,20 @@ Output: JSON (to --out, or stdout) and a short table on stderr.
 """
 
 import argparse
-import json
 import math
-import statistics
+import os
 import sys
 import time
 import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import baselines_common as common  # noqa: E402  (shared with the other baseline scripts)
+from baselines_common import log  # noqa: E402
 
 DEFAULT_SHAPES = "5120x6144,5120x17408,17408x5120,248320x5120"
 DEFAULT_WIDTHS = "1,2,3,4,5,6,7,8,10,12,14,16,20,24,28,32"
 BASELINES = ("bf16_linear", "fp8_scaled_mm", "int4pack_mm")
 GROUP_SIZE = 128
-
-
-def log(*args):
-    print(*args, file=sys.stderr, flush=True)
 
 
 def parse_shapes(text):
@@ -93,20 +93,8 @@ def build_parser():
                    help="comma-separated T values (default %s)" % DEFAULT_WIDTHS)
     p.add_argument("--baselines", type=parse_baselines, default=list(BASELINES),
                    help="comma-separated subset of %s" % ",".join(BASELINES))
-    p.add_argument("--out", default=None, help="JSON output path (default: stdout)")
-    p.add_argument("--quick", action="store_true",
-                   help="fewer replays (7) and fewer bandwidth repetitions")
-    p.add_argument("--replays", type=int, default=None,
-                   help="timed graph replays per point (default 25, --quick 7; min 7)")
-    p.add_argument("--warmup", type=int, default=3, help="untimed graph replays (default 3)")
-    p.add_argument("--min-launches", type=int, default=64,
-                   help="at least this many ops per graph (rounded up to a multiple of R, "
-                        "and at least 2R; default 64)")
-    p.add_argument("--rotate-bytes", type=float, default=200e6,
-                   help="minimum bytes over all weight copies (default 200e6; raised to "
-                        "3 x L2 when that is larger)")
-    p.add_argument("--bw-gib", type=float, default=2.0,
-                   help="size of the bandwidth test buffers in GiB (default 2)")
+    common.add_timing_args(p, "ops", "bytes over all weight copies")
+    common.add_bandwidth_arg(p)
     p.add_argument("--fp8-pad", choices=("auto", "always", "never"), default="auto",
                    help="pad T to a multiple of 16 for _scaled_mm: auto = only when the "
                         "unpadded call is refused (default auto)")
@@ -134,114 +122,6 @@ def rel_err(y, ref):
     if not math.isfinite(num):
         return float("inf")
     return num / den if den > 0 else num
-
-
-def median(xs):
-    return statistics.median(xs) if xs else float("nan")
-
-
-# ---------------- bandwidth ----------------
-
-def measure_bandwidth(device, gib, reps, warmup=3):
-    n_bytes = int(gib * (1 << 30))
-    n_bytes -= n_bytes % 4096
-    n_el = n_bytes // 2  # bf16
-    res = {"bandwidth_bytes": n_bytes}
-    src = torch.empty(n_el, dtype=torch.bfloat16, device=device).normal_()
-    dst = torch.empty_like(src).normal_()
-
-    def timed(fn):
-        for _ in range(warmup):
-            fn()
-        torch.cuda.synchronize(device)
-        ts = []
-        for _ in range(reps):
-            a = torch.cuda.Event(enable_timing=True)
-            b = torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn()
-            b.record()
-            b.synchronize()
-            ts.append(a.elapsed_time(b) * 1e-3)  # s
-        return ts
-
-    ts = timed(lambda: dst.copy_(src))
-    t = median(ts)
-    res["copy_bandwidth_gbs"] = 2 * n_bytes / t / 1e9
-    res["copy_samples_us"] = [x * 1e6 for x in ts]
-    del dst
-    torch.cuda.empty_cache()
-
-    ts = timed(lambda: torch.sum(src))
-    res["read_method"] = "torch.sum(bf16)"
-    t = median(ts)
-    res["read_bandwidth_gbs"] = n_bytes / t / 1e9
-    res["read_samples_us"] = [x * 1e6 for x in ts]
-    del src
-    torch.cuda.empty_cache()
-    return res
-
-
-# ---------------- timing harness ----------------
-
-def time_rotating(ops, launches, replays, warmup, device):
-    """ops: list of R zero-arg callables, op i reading weight copy i.
-    Captures one graph of `launches` calls cycling through ops; returns (per-op us
-    samples, mode string)."""
-    R = len(ops)
-    seq = [ops[i % R] for i in range(launches)]
-    # Eager warm-up on a side stream (handles, cuBLAS heuristics, lazy module load).
-    s = torch.cuda.Stream(device)
-    s.wait_stream(torch.cuda.current_stream(device))
-    with torch.cuda.stream(s):
-        for op in ops:
-            op()
-        for op in ops:
-            op()
-    torch.cuda.current_stream(device).wait_stream(s)
-    torch.cuda.synchronize(device)
-
-    graph = None
-    mode = "cuda_graph"
-    try:
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            outs = [op() for op in seq]
-        del outs
-        run = graph.replay
-    except Exception as e:  # fall back to eager launches, timed the same way
-        graph = None
-        mode = "eager (graph capture failed: %s)" % str(e).splitlines()[0][:120]
-        torch.cuda.synchronize(device)
-
-        def run():
-            for op in seq:
-                op()
-
-    for _ in range(warmup):
-        run()
-    torch.cuda.synchronize(device)
-    samples = []
-    for _ in range(replays):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        run()
-        b.record()
-        b.synchronize()
-        samples.append(a.elapsed_time(b) * 1e3 / launches)  # us per op
-    del graph
-    torch.cuda.synchronize(device)
-    return samples, mode
-
-
-def copies_for(bytes_per_copy, rotate_bytes):
-    return max(2, int(math.ceil(rotate_bytes / max(1, bytes_per_copy))))
-
-
-def launches_for(R, min_launches):
-    L = max(2 * R, min_launches)
-    return int(math.ceil(L / R)) * R
 
 
 # ---------------- fp8 ----------------
@@ -417,7 +297,7 @@ def run_baseline(baseline, api, N, K, shape_s, args, rotate_bytes, results, skip
 
     if baseline == "bf16_linear":
         weight_bytes = N * K * 2
-        R = copies_for(weight_bytes, rotate_bytes)
+        R = common.copies_for(weight_bytes, rotate_bytes, 2)
         ws = [(torch.randn(N, K, device=device, dtype=torch.bfloat16) * inv) for _ in range(R)]
         if not args.no_check:
             ref_w = ws[0].float()
@@ -433,7 +313,7 @@ def run_baseline(baseline, api, N, K, shape_s, args, rotate_bytes, results, skip
         if K % 16 or N % 16:
             raise RuntimeError("_scaled_mm needs N and K multiples of 16")
         weight_bytes = N * K
-        R = copies_for(weight_bytes, rotate_bytes)
+        R = common.copies_for(weight_bytes, rotate_bytes, 2)
         ws = []
         for _ in range(R):
             ws.append((torch.randn(N, K, device=device, dtype=torch.bfloat16) * 2)
@@ -466,7 +346,7 @@ def run_baseline(baseline, api, N, K, shape_s, args, rotate_bytes, results, skip
             raise RuntimeError("N=%d not a multiple of 8" % N)
         sz_bytes = (K // GROUP_SIZE) * N * 2 * 2
         weight_bytes = N * K // 2 + sz_bytes
-        R = copies_for(weight_bytes, rotate_bytes)
+        R = common.copies_for(weight_bytes, rotate_bytes, 2)
         packs, szs = [], []
         first_u8 = None
         for i in range(R):
@@ -488,7 +368,7 @@ def run_baseline(baseline, api, N, K, shape_s, args, rotate_bytes, results, skip
     else:
         raise RuntimeError("unknown baseline")
 
-    L = launches_for(R, args.min_launches)
+    L = common.launches_for(R, args.min_launches)
     log("  %s %s: R=%d copies x %.1f MB = %.0f MB, %d ops per graph"
         % (shape_s, baseline, R, weight_bytes / 1e6, R * weight_bytes / 1e6, L))
     torch.cuda.synchronize(args.device)
@@ -501,8 +381,9 @@ def run_baseline(baseline, api, N, K, shape_s, args, rotate_bytes, results, skip
                 fn, xf, t_keep = check
                 y = fn()
                 err = rel_err(y[:t_keep], xf @ ref_w.t())
-            samples, mode = time_rotating(ops, L, args.replays, args.warmup, args.device)
-            us = median(samples)
+            samples, mode = common.time_rotating(ops, L, args.replays, args.warmup,
+                                                 args.device)
+            us = common.median(samples)
             total_bytes = weight_bytes + x_bytes + y_bytes
             rec = {
                 "shape": shape_s, "baseline": baseline, "width": T,
@@ -540,6 +421,11 @@ def api_note(baseline, api, args):
 
 # ---------------- output ----------------
 
+def table_cell(baseline, w, r):
+    mark = "*" if r.get("run_width", w) != w else " "   # ran at a padded width
+    return "%12.2f%s(%6.0f)" % (r["us"], mark, r["gbs"])
+
+
 def print_table(doc):
     res = doc["results"]
     shapes = []
@@ -563,17 +449,7 @@ def print_table(doc):
         cols = [b for b in BASELINES if any(k[0] == b for k in by)]
         log("")
         log("shape %s (N x K), us per op (GB/s)" % shape)
-        log("%5s" % "T" + "".join("  %22s" % c for c in cols))
-        for w in sorted(widths):
-            line = "%5d" % w
-            for c in cols:
-                r = by.get((c, w))
-                if r is None:
-                    line += "  %22s" % "-"
-                else:
-                    mark = "*" if r.get("run_width", w) != w else " "
-                    line += "  %12.2f%s(%6.0f)" % (r["us"], mark, r["gbs"])
-            log(line)
+        common.log_grid("T", 5, cols, 22, sorted(widths), by, table_cell)
     if any(r.get("run_width", r["width"]) != r["width"] for r in res):
         log("* ran at T padded up to a multiple of 16 (_scaled_mm; see the result's note)")
     for s in doc.get("skipped", []):
@@ -584,12 +460,7 @@ def print_table(doc):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    if args.replays is None:
-        args.replays = 7 if args.quick else 25
-    if args.replays < 7:
-        log("note: raising --replays %d to the minimum of 7" % args.replays)
-        args.replays = 7
-    bw_reps = 5 if args.quick else 15
+    bw_reps = common.resolve_replays(args)
 
     global torch
     try:
@@ -606,26 +477,18 @@ def main(argv=None):
     torch.cuda.manual_seed_all(args.seed)
     dev = torch.device(args.device)
     torch.cuda.set_device(dev)
-    props = torch.cuda.get_device_properties(dev)
-    l2_bytes = int(getattr(props, "L2_cache_size", 0) or 60e6)
-    doc = {
-        "device": torch.cuda.get_device_name(dev),
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "capability": "%d.%d" % (props.major, props.minor),
-        "sm_count": props.multi_processor_count,
-        "l2_bytes": l2_bytes,
-        "config": {
-            "shapes": ["%dx%d" % s for s in args.shapes],
-            "widths": args.widths, "baselines": args.baselines,
-            "replays": args.replays, "warmup": args.warmup,
-            "min_launches": args.min_launches,
-            "rotate_bytes": max(args.rotate_bytes, 3 * l2_bytes),
-            "group_size": GROUP_SIZE, "fp8_pad": args.fp8_pad,
-            "fp8_accum": args.fp8_accum, "seed": args.seed,
-            "timing": "CUDA graph of L ops rotating R weight copies; us = median over "
-                      "replays of replay time / L",
-        },
+    doc = common.device_doc(dev)
+    l2_bytes = doc["l2_bytes"]
+    doc["config"] = {
+        "shapes": ["%dx%d" % s for s in args.shapes],
+        "widths": args.widths, "baselines": args.baselines,
+        "replays": args.replays, "warmup": args.warmup,
+        "min_launches": args.min_launches,
+        "rotate_bytes": max(args.rotate_bytes, 3 * l2_bytes),
+        "group_size": GROUP_SIZE, "fp8_pad": args.fp8_pad,
+        "fp8_accum": args.fp8_accum, "seed": args.seed,
+        "timing": "CUDA graph of L ops rotating R weight copies; us = median over "
+                  "replays of replay time / L",
     }
     log("torch_baselines: %s (sm %s, %d SMs, L2 %.0f MB), torch %s, cuda %s" % (
         doc["device"], doc["capability"], doc["sm_count"], l2_bytes / 1e6,
@@ -633,22 +496,7 @@ def main(argv=None):
     t0 = time.time()
 
     # Bandwidth first, on a quiet device.
-    try:
-        bw = measure_bandwidth(dev, args.bw_gib, bw_reps)
-        doc.update({
-            "read_bandwidth_gbs": bw["read_bandwidth_gbs"],
-            "copy_bandwidth_gbs": bw["copy_bandwidth_gbs"],
-            "bandwidth": bw,
-        })
-        log("bandwidth: read %.0f GB/s (%s), copy %.0f GB/s (read+write), %.2f GiB buffers"
-            % (bw["read_bandwidth_gbs"], bw["read_method"], bw["copy_bandwidth_gbs"],
-               args.bw_gib))
-    except Exception as e:
-        log("bandwidth measurement failed: %s" % e)
-        doc["read_bandwidth_gbs"] = None
-        doc["copy_bandwidth_gbs"] = None
-        torch.cuda.synchronize(dev)
-        torch.cuda.empty_cache()
+    common.bandwidth_into(doc, dev, args.bw_gib, bw_reps, str)
 
     # Probe the baselines.
     apis = {}
@@ -678,20 +526,7 @@ def main(argv=None):
     for shape in args.shapes:
         log("shape %dx%d (N x K)" % shape)
         bench_shape(shape, args, apis, results, skipped, l2_bytes)
-    doc["results"] = results
-    doc["skipped"] = skipped
-    doc["elapsed_s"] = time.time() - t0
-
-    text = json.dumps(doc, indent=1)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
-        log("wrote %s" % args.out)
-    else:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-    print_table(doc)
-    return 0
+    return common.finish(doc, results, skipped, t0, args.out, print_table)
 
 
 if __name__ == "__main__":

@@ -64,17 +64,23 @@ pub trait Prepared {
     fn bytes(&self, t: usize) -> usize;
     /// The whole op for tokens `0..t` on weight copy `copy`.
     fn forward(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()>;
-    /// Only the routed launches of `forward` (its helper kernels already ran).
+    /// Only the routed launches of `forward` (its helper kernels already ran); the whole
+    /// `forward` for ops without helper kernels.
     fn routed_only(
         &mut self,
         gpu: &Gpu,
         copy: usize,
         t: usize,
         choose: Choose,
-    ) -> anyhow::Result<()>;
+    ) -> anyhow::Result<()> {
+        self.forward(gpu, copy, t, choose)
+    }
     /// Puts the output back in its prepared state (ops that add into their output, such
-    /// as residual adds, need this before outputs of two routes can be compared).
-    fn reset_output(&mut self, gpu: &Gpu) -> anyhow::Result<()>;
+    /// as residual adds, need this before outputs of two routes can be compared); nothing
+    /// for ops that overwrite their output.
+    fn reset_output(&mut self, _gpu: &Gpu) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// Output rows `0..t`, for comparing two routes.
     fn output(&self, gpu: &Gpu, t: usize) -> anyhow::Result<Vec<f64>>;
     /// Computes the CPU reference of every prepared token (weights of copy 0) and runs

@@ -468,21 +468,6 @@ impl Prepared for AttnPrepared {
         self.launch(gpu, variant, pv, copy, t)
     }
 
-    fn routed_only(
-        &mut self,
-        gpu: &Gpu,
-        copy: usize,
-        t: usize,
-        choose: Choose,
-    ) -> anyhow::Result<()> {
-        // Split kernel and reduce are both the routed variant's.
-        self.forward(gpu, copy, t, choose)
-    }
-
-    fn reset_output(&mut self, _gpu: &Gpu) -> anyhow::Result<()> {
-        Ok(())
-    }
-
     fn output(&self, gpu: &Gpu, _t: usize) -> anyhow::Result<Vec<f64>> {
         let n = self.key.width * Q_HEADS * HEAD_DIM;
         let y = gpu.stream.clone_dtoh(&self.out.slice(..n))?;

@@ -96,22 +96,6 @@ impl Prepared for Q6Prepared {
         q6::forward(gpu, &self.weights[copy], &self.x, t, &mut self.y, choose)
     }
 
-    fn routed_only(
-        &mut self,
-        gpu: &Gpu,
-        copy: usize,
-        t: usize,
-        choose: Choose,
-    ) -> anyhow::Result<()> {
-        // No helper kernels: the whole op is routed launches.
-        self.forward(gpu, copy, t, choose)
-    }
-
-    fn reset_output(&mut self, _gpu: &Gpu) -> anyhow::Result<()> {
-        // The head overwrites its output: nothing to restore.
-        Ok(())
-    }
-
     fn output(&self, gpu: &Gpu, t: usize) -> anyhow::Result<Vec<f64>> {
         let y = gpu.stream.clone_dtoh(&self.y.slice(..t * self.shape.n))?;
         Ok(y.iter().map(|&v| v as f64).collect())
