@@ -4,6 +4,7 @@
 pub mod attn_i8_small;
 pub mod groupwise;
 pub mod kv;
+pub mod prefill_chunk;
 pub mod q4_linear_add;
 pub mod q6_head;
 pub mod quant;
