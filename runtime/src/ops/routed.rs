@@ -86,21 +86,48 @@ pub trait Prepared {
     /// Computes the CPU reference of every prepared token (weights of copy 0) and runs
     /// the helper kernels for all of them, checking those against their CPU rules.
     fn prepare_check(&mut self, gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>>;
-    /// Poisons the output, launches `variant` once for tokens `0..width`, and compares
-    /// with the reference: (max relative error, what is wrong if anything).
+    /// Readies the output for a checked launch: poisoned, so whatever a kernel does not
+    /// write stays recognisable (ops that add into their output: its prepared values).
+    fn ready_output_for_check(&mut self, gpu: &Gpu) -> anyhow::Result<()>;
+    /// One launch of `variant` for tokens `0..width` on weight copy 0.
+    fn launch_variant(
+        &mut self,
+        gpu: &Gpu,
+        variant: &'static Variant,
+        width: usize,
+    ) -> anyhow::Result<()>;
+    /// The output after a checked launch at `width` against the CPU reference: (max
+    /// relative error, what is wrong if anything).
+    fn compare_with_reference(
+        &self,
+        gpu: &Gpu,
+        width: usize,
+    ) -> anyhow::Result<(f64, Option<String>)>;
+    /// Readies the output, launches `variant` once for tokens `0..width`, and compares
+    /// with the reference.
     fn check_variant(
         &mut self,
         gpu: &Gpu,
         variant: &'static Variant,
         width: usize,
-    ) -> anyhow::Result<(f64, Option<String>)>;
+    ) -> anyhow::Result<(f64, Option<String>)> {
+        self.ready_output_for_check(gpu)?;
+        let launched = self
+            .launch_variant(gpu, variant, width)
+            .and_then(|_| gpu.sync());
+        check_outcome(launched, || self.compare_with_reference(gpu, width))
+    }
     /// The same for the whole op at width `t` (split launches) through `choose`.
     fn check_forward(
         &mut self,
         gpu: &Gpu,
         t: usize,
         choose: Choose,
-    ) -> anyhow::Result<(f64, Option<String>)>;
+    ) -> anyhow::Result<(f64, Option<String>)> {
+        self.ready_output_for_check(gpu)?;
+        let launched = self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync());
+        check_outcome(launched, || self.compare_with_reference(gpu, t))
+    }
 }
 
 /// Every family with a GPU implementation, in catalog order.

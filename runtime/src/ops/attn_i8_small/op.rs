@@ -373,22 +373,6 @@ impl AttnPrepared {
         )
     }
 
-    fn compare(&self, gpu: &Gpu, window: usize) -> anyhow::Result<(f64, Option<String>)> {
-        let reference = self
-            .references
-            .get(&window)
-            .context("prepare_check first")?;
-        let host = gpu.stream.clone_dtoh(&self.out)?;
-        let row = Q_HEADS * HEAD_DIM;
-        Ok(compare_rows(
-            &host,
-            reference,
-            row,
-            self.key.width,
-            2 * self.key.width,
-        ))
-    }
-
     /// Requests of 16 and 32 verify columns at the whole checked window, serial and as
     /// parallel tiles, each against its f64 reference (`attn_parallel_tiles` both ways).
     fn check_verify_columns(&mut self, gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
@@ -448,11 +432,11 @@ impl AttnPrepared {
         pv_f16: bool,
         window: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
-        poison(gpu, &mut self.out)?;
+        self.ready_output_for_check(gpu)?;
         let launched = self
             .launch(gpu, variant, pv_f16, 0, window)
             .and_then(|_| gpu.sync());
-        check_outcome(launched, || self.compare(gpu, window))
+        check_outcome(launched, || self.compare_with_reference(gpu, window))
     }
 }
 
@@ -520,6 +504,40 @@ impl Prepared for AttnPrepared {
         }
     }
 
+    fn ready_output_for_check(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        poison(gpu, &mut self.out)
+    }
+
+    fn launch_variant(
+        &mut self,
+        gpu: &Gpu,
+        variant: &'static Variant,
+        window: usize,
+    ) -> anyhow::Result<()> {
+        let pv = self.pv_f16;
+        self.launch(gpu, variant, pv, 0, window)
+    }
+
+    fn compare_with_reference(
+        &self,
+        gpu: &Gpu,
+        window: usize,
+    ) -> anyhow::Result<(f64, Option<String>)> {
+        let reference = self
+            .references
+            .get(&window)
+            .context("prepare_check first")?;
+        let host = gpu.stream.clone_dtoh(&self.out)?;
+        let row = Q_HEADS * HEAD_DIM;
+        Ok(compare_rows(
+            &host,
+            reference,
+            row,
+            self.key.width,
+            2 * self.key.width,
+        ))
+    }
+
     fn check_variant(
         &mut self,
         gpu: &Gpu,
@@ -535,16 +553,5 @@ impl Prepared for AttnPrepared {
             (None, None) => None,
         };
         Ok((e32.max(e16), problem))
-    }
-
-    fn check_forward(
-        &mut self,
-        gpu: &Gpu,
-        t: usize,
-        choose: Choose,
-    ) -> anyhow::Result<(f64, Option<String>)> {
-        let variant = choose(t as u32);
-        let pv = self.pv_f16;
-        self.checked(gpu, variant, pv, t)
     }
 }

@@ -12,7 +12,7 @@ use super::{reference, synthetic};
 use crate::catalog::{Family, Variant};
 use crate::check::compare_rows_add;
 use crate::gpu::Gpu;
-use crate::ops::routed::{check_outcome, Choose, HelperCheck, Prepared, RoutedOp};
+use crate::ops::routed::{Choose, HelperCheck, Prepared, RoutedOp};
 
 pub struct Q4LinearAdd;
 
@@ -77,19 +77,6 @@ struct Q4Prepared {
 }
 
 impl Q4Prepared {
-    fn compare(&self, gpu: &Gpu, width: usize) -> anyhow::Result<(f64, Option<String>)> {
-        let reference = self.reference.as_ref().context("prepare_check first")?;
-        let host = gpu.stream.clone_dtoh(&self.residual)?;
-        Ok(compare_rows_add(
-            &host,
-            &self.r_host,
-            reference,
-            self.shape.n,
-            width,
-            self.tokens,
-        ))
-    }
-
     fn reset(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
         gpu.stream.memcpy_dtod(&self.initial, &mut self.residual)?;
         Ok(())
@@ -150,14 +137,19 @@ impl Prepared for Q4Prepared {
         Ok(Vec::new())
     }
 
-    fn check_variant(
+    fn ready_output_for_check(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        // Adds into the residual: start from its prepared values, which rows past the
+        // width must keep bit for bit.
+        self.reset(gpu)
+    }
+
+    fn launch_variant(
         &mut self,
         gpu: &Gpu,
         variant: &'static Variant,
         width: usize,
-    ) -> anyhow::Result<(f64, Option<String>)> {
-        self.reset(gpu)?;
-        let launched = q4::project(
+    ) -> anyhow::Result<()> {
+        q4::project(
             gpu,
             variant,
             &self.weights[0],
@@ -167,18 +159,22 @@ impl Prepared for Q4Prepared {
             width,
             &mut self.residual,
         )
-        .and_then(|_| gpu.sync());
-        check_outcome(launched, || self.compare(gpu, width))
     }
 
-    fn check_forward(
-        &mut self,
+    fn compare_with_reference(
+        &self,
         gpu: &Gpu,
-        t: usize,
-        choose: Choose,
+        width: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
-        self.reset(gpu)?;
-        let launched = self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync());
-        check_outcome(launched, || self.compare(gpu, t))
+        let reference = self.reference.as_ref().context("prepare_check first")?;
+        let host = gpu.stream.clone_dtoh(&self.residual)?;
+        Ok(compare_rows_add(
+            &host,
+            &self.r_host,
+            reference,
+            self.shape.n,
+            width,
+            self.tokens,
+        ))
     }
 }

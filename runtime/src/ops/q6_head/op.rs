@@ -15,7 +15,7 @@ use super::{reference, synthetic};
 use crate::catalog::{Family, Variant};
 use crate::check::{compare_rows_f32, poison};
 use crate::gpu::Gpu;
-use crate::ops::routed::{check_outcome, Choose, HelperCheck, Prepared, RoutedOp};
+use crate::ops::routed::{Choose, HelperCheck, Prepared, RoutedOp};
 
 pub struct Q6Head;
 
@@ -72,20 +72,6 @@ struct Q6Prepared {
     reference: Option<Vec<f64>>,
 }
 
-impl Q6Prepared {
-    fn compare(&self, gpu: &Gpu, width: usize) -> anyhow::Result<(f64, Option<String>)> {
-        let reference = self.reference.as_ref().context("prepare_check first")?;
-        let host = gpu.stream.clone_dtoh(&self.y)?;
-        Ok(compare_rows_f32(
-            &host,
-            reference,
-            self.shape.n,
-            width,
-            self.tokens,
-        ))
-    }
-}
-
 impl Prepared for Q6Prepared {
     fn bytes(&self, t: usize) -> usize {
         // Weights, activations, and the FP32 logits written.
@@ -114,14 +100,17 @@ impl Prepared for Q6Prepared {
         Ok(Vec::new())
     }
 
-    fn check_variant(
+    fn ready_output_for_check(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        poison(gpu, &mut self.y)
+    }
+
+    fn launch_variant(
         &mut self,
         gpu: &Gpu,
         variant: &'static Variant,
         width: usize,
-    ) -> anyhow::Result<(f64, Option<String>)> {
-        poison(gpu, &mut self.y)?;
-        let launched = q6::project(
+    ) -> anyhow::Result<()> {
+        q6::project(
             gpu,
             variant,
             &self.weights[0],
@@ -130,18 +119,21 @@ impl Prepared for Q6Prepared {
             width,
             &mut self.y,
         )
-        .and_then(|_| gpu.sync());
-        check_outcome(launched, || self.compare(gpu, width))
     }
 
-    fn check_forward(
-        &mut self,
+    fn compare_with_reference(
+        &self,
         gpu: &Gpu,
-        t: usize,
-        choose: Choose,
+        width: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
-        poison(gpu, &mut self.y)?;
-        let launched = self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync());
-        check_outcome(launched, || self.compare(gpu, t))
+        let reference = self.reference.as_ref().context("prepare_check first")?;
+        let host = gpu.stream.clone_dtoh(&self.y)?;
+        Ok(compare_rows_f32(
+            &host,
+            reference,
+            self.shape.n,
+            width,
+            self.tokens,
+        ))
     }
 }

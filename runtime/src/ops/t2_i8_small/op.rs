@@ -9,7 +9,7 @@ use super::{reference, synthetic};
 use crate::catalog::{self, Family, Variant};
 use crate::check::{compare_rows, poison};
 use crate::gpu::Gpu;
-use crate::ops::routed::{check_outcome, split_launches, Choose, HelperCheck, Prepared, RoutedOp};
+use crate::ops::routed::{split_launches, Choose, HelperCheck, Prepared, RoutedOp};
 
 pub struct T2I8Small;
 
@@ -65,20 +65,6 @@ struct T2Prepared {
     dense: synthetic::DenseTernary,
     x_host: Vec<bf16>,
     reference: Option<Vec<f64>>,
-}
-
-impl T2Prepared {
-    fn compare(&self, gpu: &Gpu, width: usize) -> anyhow::Result<(f64, Option<String>)> {
-        let reference = self.reference.as_ref().context("prepare_check first")?;
-        let host = gpu.stream.clone_dtoh(&self.y)?;
-        Ok(compare_rows(
-            &host,
-            reference,
-            self.shape.n,
-            width,
-            self.tokens,
-        ))
-    }
 }
 
 impl Prepared for T2Prepared {
@@ -157,14 +143,17 @@ impl Prepared for T2Prepared {
         }])
     }
 
-    fn check_variant(
+    fn ready_output_for_check(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        poison(gpu, &mut self.y)
+    }
+
+    fn launch_variant(
         &mut self,
         gpu: &Gpu,
         variant: &'static Variant,
         width: usize,
-    ) -> anyhow::Result<(f64, Option<String>)> {
-        poison(gpu, &mut self.y)?;
-        let launched = t2::project(
+    ) -> anyhow::Result<()> {
+        t2::project(
             gpu,
             variant,
             &self.weights[0],
@@ -173,18 +162,21 @@ impl Prepared for T2Prepared {
             width,
             &mut self.y,
         )
-        .and_then(|_| gpu.sync());
-        check_outcome(launched, || self.compare(gpu, width))
     }
 
-    fn check_forward(
-        &mut self,
+    fn compare_with_reference(
+        &self,
         gpu: &Gpu,
-        t: usize,
-        choose: Choose,
+        width: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
-        poison(gpu, &mut self.y)?;
-        let launched = self.forward(gpu, 0, t, choose).and_then(|_| gpu.sync());
-        check_outcome(launched, || self.compare(gpu, t))
+        let reference = self.reference.as_ref().context("prepare_check first")?;
+        let host = gpu.stream.clone_dtoh(&self.y)?;
+        Ok(compare_rows(
+            &host,
+            reference,
+            self.shape.n,
+            width,
+            self.tokens,
+        ))
     }
 }
