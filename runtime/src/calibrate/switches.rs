@@ -73,10 +73,8 @@ pub fn calibrate(
     };
     let mut inst = AttnPrepared::new(gpu, key, routed::fresh_seed(), widest)?;
     let family = attn::family();
-    let route = |w: usize, len: usize| -> &'static Variant {
-        let _ = w;
-        family.compiled_variant(len as u32)
-    };
+    // chunks and tiles of any width take the compiled route of the window
+    let route = |_w: usize, len: usize| -> &'static Variant { family.compiled_variant(len as u32) };
     let parallel_tiles = switch.name == "attn_parallel_tiles";
     let run = |inst: &mut AttnPrepared, copy: usize, c: &Case, on: bool| {
         let (parallel, pv) = if parallel_tiles {

@@ -77,6 +77,8 @@ pub struct Gpu {
     modules: Vec<OnceLock<Arc<cudarc::driver::CudaModule>>>,
     /// Entry points `<variant>_<suffix>` (families with several kernels per variant).
     suffixed: std::sync::Mutex<std::collections::HashMap<(usize, String), CudaFunction>>,
+    /// Dynamic shared memory each entry point (by name) is allowed so far.
+    dynamic_shared: std::sync::Mutex<std::collections::HashMap<String, usize>>,
 }
 
 impl Gpu {
@@ -94,6 +96,7 @@ impl Gpu {
             functions: VARIANTS.iter().map(|_| OnceLock::new()).collect(),
             modules: VARIANTS.iter().map(|_| OnceLock::new()).collect(),
             suffixed: Default::default(),
+            dynamic_shared: Default::default(),
         }))
     }
 
@@ -157,6 +160,30 @@ impl Gpu {
             .unwrap_or_else(|e| e.into_inner())
             .insert(key, function.clone());
         Ok(function)
+    }
+
+    /// Raises entry point `name`'s dynamic shared-memory limit to at least `bytes` (needed
+    /// past 48 KiB), once per entry point and size on this device.
+    pub fn allow_dynamic_shared(
+        &self,
+        f: &CudaFunction,
+        name: &str,
+        bytes: usize,
+    ) -> anyhow::Result<()> {
+        let mut allowed = self
+            .dynamic_shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if allowed.get(name).is_some_and(|&b| b >= bytes) {
+            return Ok(());
+        }
+        f.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+        .with_context(|| format!("{name}: allowing {bytes} bytes of dynamic shared memory"))?;
+        allowed.insert(name.to_string(), bytes);
+        Ok(())
     }
 
     pub fn sync(&self) -> anyhow::Result<()> {

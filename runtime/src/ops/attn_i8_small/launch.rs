@@ -3,8 +3,7 @@
 //! Inference, check, bench and calibration all go through [`attend`].
 
 use anyhow::{ensure, Context as _};
-use cudarc::driver::sys::CUfunction_attribute_enum;
-use cudarc::driver::{CudaFunction, CudaSlice, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
 use half::bf16;
 
 use crate::catalog::{self, Family, Variant};
@@ -174,21 +173,6 @@ pub struct CacheView<'a> {
     pub len: usize,
 }
 
-fn allow_dynamic_shared(f: &CudaFunction, name: &str, bytes: usize) -> anyhow::Result<()> {
-    static RAISED: std::sync::Mutex<Vec<(String, usize)>> = std::sync::Mutex::new(Vec::new());
-    let mut raised = RAISED.lock().unwrap_or_else(|e| e.into_inner());
-    if !raised.iter().any(|(k, b)| k == name && *b >= bytes) {
-        f.set_attribute(
-            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            bytes as i32,
-        )
-        .with_context(|| format!("{name}: allowing {bytes} bytes of dynamic shared memory"))?;
-        raised.retain(|(k, _)| k != name);
-        raised.push((name.to_string(), bytes));
-    }
-    Ok(())
-}
-
 /// One attention launch pair (split kernel, reduce): `out[C][24][256]` (BF16) for the
 /// C = `tiles` x `width` query columns `q[C][24][256]` against the cache, whose last C
 /// tokens are the columns' own; `tiles` > 1 runs them as parallel query tiles of `width`
@@ -233,7 +217,7 @@ pub fn attend(
     let f = gpu.entry(variant, &suffix)?;
     let smem = smem_bytes(cache.format, variant, width);
     let name = format!("{}_{suffix}", variant.name);
-    allow_dynamic_shared(&f, &name, smem)?;
+    gpu.allow_dynamic_shared(&f, &name, smem)?;
     // Whole waves of the CTAs that really fit (registers and shared memory of this
     // entry point at this W), at most the schedule's ctas_per_sm.
     let resident = f

@@ -4,8 +4,7 @@
 //! how a width is mapped to a variant (`choose`).
 
 use anyhow::{bail, ensure, Context as _};
-use cudarc::driver::sys::CUfunction_attribute_enum;
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use half::{bf16, f16};
 
 use super::pack::PackedTernary;
@@ -162,7 +161,9 @@ pub fn project(
     let f = gpu.function(variant)?;
     let shared = variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width);
     if shared > 0 {
-        allow_dynamic_shared(f, variant, shared)?;
+        // dynamic shared memory past 48 KiB (minus the static reduction buffer) needs the
+        // limit raised first
+        gpu.allow_dynamic_shared(f, variant.name, shared as usize)?;
     }
     let cfg = LaunchConfig {
         grid_dim: ((n / rows_per_cta) as u32, k_split as u32, 1),
@@ -218,30 +219,6 @@ pub fn act_smem_layout(k: usize, k_split: usize, rows: usize) -> ActSmemLayout {
         xs_pitch,
         bytes: rows * (xq_pitch + 2 * xs_pitch),
     }
-}
-
-/// Dynamic shared memory beyond 48 KiB minus the static (reduction) buffer needs the
-/// function's limit raised first: done for every dynamic size, once per loaded function
-/// and size (the largest asked so far).
-fn allow_dynamic_shared(f: &CudaFunction, variant: &Variant, bytes: u32) -> anyhow::Result<()> {
-    static RAISED: std::sync::Mutex<Vec<(usize, u32)>> = std::sync::Mutex::new(Vec::new());
-    let key = f as *const CudaFunction as usize;
-    let mut raised = RAISED.lock().unwrap_or_else(|e| e.into_inner());
-    if !raised.iter().any(|&(k, b)| k == key && b >= bytes) {
-        f.set_attribute(
-            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            bytes as i32,
-        )
-        .with_context(|| {
-            format!(
-                "{}: allowing {bytes} bytes of dynamic shared memory",
-                variant.name
-            )
-        })?;
-        raised.retain(|&(k, _)| k != key);
-        raised.push((key, bytes));
-    }
-    Ok(())
 }
 
 /// The whole op, y[t][n] = x[t][k] · Wᵀ: quantize, then launches of at most
