@@ -39,13 +39,9 @@ use crate::ops::routed::HelperCheck;
 /// Threads per CTA of the append kernels: one per element of a row.
 pub const APPEND_THREADS: u32 = HEAD_DIM as u32;
 
-/// The catalog module that appends rows of `format`.
-pub fn module_name(format: KvFormat) -> &'static str {
-    match format {
-        KvFormat::Int8 => "kv_append_int8",
-        KvFormat::Rk8v4 => "kv_append_rk8v4",
-        KvFormat::Rk4v4 => "kv_append_rk4v4",
-    }
+/// The catalog module that appends rows of `format`: `kv_append_<format>`.
+pub fn module_name(format: KvFormat) -> String {
+    format!("kv_append_{}", format.name())
 }
 
 /// The template parameter `format` of the module of `format` (0 int8, 1 rk8v4, 2 rk4v4).
@@ -60,7 +56,7 @@ pub fn template_format(format: KvFormat) -> i64 {
 /// The compiled append kernel of `format`.
 pub fn append_variant(format: KvFormat) -> &'static Variant {
     let name = module_name(format);
-    catalog::module(name).unwrap_or_else(|| panic!("catalog.toml declares module {name}"))
+    catalog::module(&name).unwrap_or_else(|| panic!("catalog.toml declares module {name}"))
 }
 
 /// One CTA of [`APPEND_THREADS`] per (token, KV head), `blockIdx.x = t * kv_heads + head`.
