@@ -46,6 +46,14 @@ pub struct BenchReport {
     pub read_bandwidth_gbs: f64,
     pub samples: usize,
     pub results: Vec<BenchRow>,
+    /// Prompt attention (issue 7): every route of every format on the issue's cases.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prompt: Vec<crate::ops::attn_prompt::bench::PromptBenchRow>,
+}
+
+/// Whether `--only` selects the prompt attention.
+pub fn selects_prompt(only: Option<&str>) -> bool {
+    only.is_none_or(|p| p.starts_with("attn_prompt") || "attn_prompt".starts_with(p))
 }
 
 /// Read bandwidth of this device in GB/s: one pass over 2 GiB with 16-byte loads.
@@ -141,6 +149,11 @@ pub fn run(
             });
         }
     }
+    let prompt = if selects_prompt(opts.only.as_deref()) {
+        crate::ops::attn_prompt::bench::run(gpu, &mut timer, opts.samples, progress)?
+    } else {
+        Vec::new()
+    };
     Ok(BenchReport {
         device: gpu.info.identity.name.clone(),
         multiprocessors: gpu.info.identity.multiprocessors,
@@ -148,6 +161,7 @@ pub fn run(
         read_bandwidth_gbs: read_gbs,
         samples: opts.samples,
         results,
+        prompt,
     })
 }
 
@@ -181,6 +195,9 @@ pub fn print_table(report: &BenchReport) {
             r.gbs,
             100.0 * r.fraction_of_read_bandwidth
         );
+    }
+    if !report.prompt.is_empty() {
+        crate::ops::attn_prompt::bench::print_table(&report.prompt);
     }
 }
 

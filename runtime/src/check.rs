@@ -216,6 +216,19 @@ pub fn run(
             });
         }
     }
+    // Prompt attention: not a routed family (three switches choose its kernel).
+    if opts
+        .only
+        .as_deref()
+        .is_none_or(|p| p.starts_with("attn_prompt") || "attn_prompt".starts_with(p))
+    {
+        rows.extend(crate::ops::attn_prompt::check::run(
+            gpu,
+            opts.only.as_deref(),
+            seed,
+            progress,
+        )?);
+    }
     Ok(rows)
 }
 

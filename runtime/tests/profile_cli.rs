@@ -55,6 +55,7 @@ fn args(
         device_profile_path: Some(path.to_path_buf()),
         device_profile: mode,
         json,
+        prefill_chunk: 1024,
     }
 }
 

@@ -7,6 +7,10 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(name = "ninfer", version)]
 struct Cli {
+    /// Run the fast prompt-attention kernel whatever the device profile and
+    /// NINFER_PROMPT_FAST say.
+    #[arg(long, global = true)]
+    fast_prefill_kernel: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -30,6 +34,9 @@ enum Command {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     ninfer_runtime::cli::init_tracing();
+    if cli.fast_prefill_kernel {
+        ninfer_runtime::ops::attn_prompt::route::force_fast_kernel();
+    }
     let result = match &cli.command {
         Command::Catalog(a) => ninfer_runtime::cli::catalog::run(a).map(|_| ExitCode::SUCCESS),
         Command::Routes(a) => ninfer_runtime::cli::routes::run(a).map(|_| ExitCode::SUCCESS),

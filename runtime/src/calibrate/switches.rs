@@ -8,8 +8,13 @@
 //!
 //! | switch | cases (int8 cache, the compiled attention routes) |
 //! |---|---|
-//! | `attn_pv_f16` | a decode step (W = 1) at 131K keys |
+//! | `attn_pv_f16` | a decode step (W = 1) at 131K keys, a 1024-token prompt chunk at 32K |
 //! | `attn_parallel_tiles` | 16 and 32 verify columns at 32K and 131K keys |
+//! | `attn_pack_gqa` | a 1024-token prompt chunk at 32K and at 131K |
+//! | `attn_prompt_fast` | a wave-aligned prompt chunk (near 1024) at 32K and at 131K |
+//!
+//! Prompt cases compare the compiled prompt route (standard kernel, no PackGQA, FP32
+//! P.V) with the same route and the switch on.
 
 use anyhow::Context as _;
 
@@ -20,30 +25,154 @@ use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
 use crate::ops::attn_i8_small::launch::{self as attn, AttnKey};
 use crate::ops::attn_i8_small::op::AttnPrepared;
+use crate::ops::attn_prompt::bench::{PromptCase, PromptInputs};
+use crate::ops::attn_prompt::launch as prompt_launch;
+use crate::ops::attn_prompt::route::{PromptKernel, PromptRoute};
 use crate::ops::kv::format::KvFormat;
 use crate::ops::routed;
 
-/// One measured case: `(window, columns)`; "off" and "on" differ as the switch says.
-struct Case {
-    window: usize,
-    columns: usize,
+/// One measured case; "off" and "on" differ as the switch says.
+#[derive(Clone, Copy, Debug)]
+enum Case {
+    /// `columns` decode query columns against a `window`-token cache.
+    Decode { window: usize, columns: usize },
+    /// A prompt chunk whose last key is token `len - 1`; `aligned`: the chunk is the
+    /// wave-aligned one near `chunk` for the fast kernel on this GPU.
+    Prompt {
+        chunk: usize,
+        len: usize,
+        aligned: bool,
+    },
+}
+
+impl Case {
+    fn window(&self) -> usize {
+        match *self {
+            Case::Decode { window, .. } => window,
+            Case::Prompt { len, .. } => len,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match *self {
+            Case::Decode { columns, .. } => format!("{columns} columns"),
+            Case::Prompt { chunk, .. } => format!("prompt chunk {chunk}"),
+        }
+    }
 }
 
 fn cases(switch: &str) -> Option<Vec<Case>> {
+    let prompt = |len: usize, aligned: bool| Case::Prompt {
+        chunk: 1024,
+        len,
+        aligned,
+    };
     match switch {
-        "attn_pv_f16" => Some(vec![Case {
-            window: 131072,
-            columns: 1,
-        }]),
+        "attn_pv_f16" => Some(vec![
+            Case::Decode {
+                window: 131072,
+                columns: 1,
+            },
+            prompt(32768, false),
+        ]),
         "attn_parallel_tiles" => Some(
             [32768, 131072]
                 .iter()
-                .flat_map(|&window| [16, 32].map(|columns| Case { window, columns }))
+                .flat_map(|&window| [16, 32].map(|columns| Case::Decode { window, columns }))
                 .collect(),
         ),
+        "attn_pack_gqa" => Some(vec![prompt(32768, false), prompt(131072, false)]),
+        "attn_prompt_fast" => Some(vec![prompt(32768, true), prompt(131072, true)]),
         _ => None,
     }
 }
+
+/// The prompt route of a case with the switch off (the compiled one) or on.
+fn prompt_route(switch: &str, on: bool) -> PromptRoute {
+    let mut r = PromptRoute::COMPILED;
+    match switch {
+        "attn_pv_f16" => r.pv_f16 = on,
+        "attn_pack_gqa" => r.pack_gqa = on,
+        "attn_prompt_fast" if on => r.kernel = PromptKernel::Fast,
+        _ => {}
+    }
+    r.normalized()
+}
+
+/// The wave-aligned chunk near `chunk` for the fast kernel on this GPU.
+fn fast_aligned_chunk(gpu: &Gpu, chunk: usize) -> anyhow::Result<usize> {
+    let route = prompt_route("attn_prompt_fast", true);
+    let resident = prompt_launch::resident_per_sm(gpu, &route, KvFormat::Int8)?;
+    Ok(crate::ops::prefill_chunk::aligned_chunk(
+        chunk,
+        gpu.info.identity.multiprocessors as usize,
+        prompt_launch::prompt_grid(&route, resident),
+        true,
+    ))
+}
+
+/// What a switch's cases run on: decode inputs, prompt inputs (int8 caches).
+struct Inputs {
+    switch: &'static str,
+    decode: Option<AttnPrepared>,
+    prompt: Option<PromptInputs>,
+}
+
+impl Inputs {
+    /// One call of case `c` with the switch `on` or off ("copy": decode's cache copy).
+    fn run(&mut self, gpu: &Gpu, copy: usize, c: &Case, on: bool) -> anyhow::Result<()> {
+        match *c {
+            Case::Decode { window, columns } => {
+                let family = attn::family();
+                // chunks and tiles of any width take the compiled route of the window
+                let route = |_w: usize, len: usize| -> &'static Variant {
+                    family.compiled_variant(len as u32)
+                };
+                let (parallel, pv) = if self.switch == "attn_parallel_tiles" {
+                    (on, false)
+                } else {
+                    (false, on)
+                };
+                let inst = self.decode.as_mut().context("decode inputs")?;
+                inst.run_columns(gpu, &route, copy, window, columns, parallel, pv)
+            }
+            Case::Prompt { chunk, len, .. } => {
+                let p = self.prompt.as_mut().context("prompt inputs")?;
+                let case = PromptCase {
+                    name: "calibration",
+                    chunk,
+                    len,
+                };
+                p.run(gpu, &prompt_route(self.switch, on), &case)
+            }
+        }
+    }
+
+    /// The output of one call (after it).
+    fn output(&mut self, gpu: &Gpu, c: &Case, on: bool) -> anyhow::Result<Vec<f64>> {
+        self.run(gpu, 0, c, on)?;
+        match *c {
+            Case::Decode { columns, .. } => self
+                .decode
+                .as_ref()
+                .context("decode inputs")?
+                .output_columns(gpu, columns),
+            Case::Prompt { chunk, len, .. } => {
+                self.prompt.as_ref().context("prompt inputs")?.output(
+                    gpu,
+                    &PromptCase {
+                        name: "calibration",
+                        chunk,
+                        len,
+                    },
+                )
+            }
+        }
+    }
+}
+
+/// Launches per timing graph of a prompt case.
+const PROMPT_LAUNCHES: usize = 3;
 
 /// Cases a switch's calibration measures (progress steps).
 pub fn case_count(switch: &str) -> usize {
@@ -66,23 +195,60 @@ pub fn calibrate(
         );
         return Ok(None);
     };
-    let widest = cases.iter().map(|c| c.window).max().unwrap_or(1);
+    // Wave-aligned prompt chunks resolved for this GPU.
+    let cases: Vec<Case> = cases
+        .into_iter()
+        .map(|c| match c {
+            Case::Prompt {
+                chunk,
+                len,
+                aligned: true,
+            } => Ok(Case::Prompt {
+                chunk: fast_aligned_chunk(gpu, chunk)?,
+                len,
+                aligned: true,
+            }),
+            c => Ok(c),
+        })
+        .collect::<anyhow::Result<_>>()?;
     let key = AttnKey {
         format: KvFormat::Int8,
         width: 1,
     };
-    let mut inst = AttnPrepared::new(gpu, key, routed::fresh_seed(), widest)?;
-    let family = attn::family();
-    // chunks and tiles of any width take the compiled route of the window
-    let route = |_w: usize, len: usize| -> &'static Variant { family.compiled_variant(len as u32) };
-    let parallel_tiles = switch.name == "attn_parallel_tiles";
-    let run = |inst: &mut AttnPrepared, copy: usize, c: &Case, on: bool| {
-        let (parallel, pv) = if parallel_tiles {
-            (on, false)
-        } else {
-            (false, on)
-        };
-        inst.run_columns(gpu, &route, copy, c.window, c.columns, parallel, pv)
+    let decode_widest = cases
+        .iter()
+        .filter(|c| matches!(c, Case::Decode { .. }))
+        .map(|c| c.window())
+        .max();
+    let decode = match decode_widest {
+        Some(w) => Some(AttnPrepared::new(gpu, key, routed::fresh_seed(), w)?),
+        None => None,
+    };
+    let prompt_cases: Vec<PromptCase> = cases
+        .iter()
+        .filter_map(|c| match *c {
+            Case::Prompt { chunk, len, .. } => Some(PromptCase {
+                name: "calibration",
+                chunk,
+                len,
+            }),
+            _ => None,
+        })
+        .collect();
+    let prompt = if prompt_cases.is_empty() {
+        None
+    } else {
+        Some(PromptInputs::new(
+            gpu,
+            KvFormat::Int8,
+            &prompt_cases,
+            routed::fresh_seed(),
+        )?)
+    };
+    let mut inputs = Inputs {
+        switch: switch.name,
+        decode,
+        prompt,
     };
 
     let mut ratios = Vec::new();
@@ -90,17 +256,27 @@ pub fn calibrate(
     let mut worst_diff = 0.0f64;
     for c in &cases {
         tick(&format!(
-            "{} window {} columns {}",
-            switch.name, c.window, c.columns
+            "{} window {} {}",
+            switch.name,
+            c.window(),
+            c.describe()
         ));
-        let copies =
-            crate::bench::weight_copies(gpu.info.l2_bytes, c.window * 4 * key.format.token_bytes());
-        let launches = (2 * copies).max(20);
+        let (copies, launches) = match c {
+            Case::Decode { window, .. } => {
+                let copies = crate::bench::weight_copies(
+                    gpu.info.l2_bytes,
+                    window * 4 * key.format.token_bytes(),
+                );
+                (copies, (2 * copies).max(20))
+            }
+            // milliseconds of compute per launch: a few launches, one copy
+            Case::Prompt { .. } => (1, PROMPT_LAUNCHES),
+        };
         let mut graphs = Vec::new();
         for on in [false, true] {
-            run(&mut inst, 0, c, on)?;
+            inputs.run(gpu, 0, c, on)?;
             graphs.push(Timer::capture(gpu, || {
-                (0..launches).try_for_each(|i| run(&mut inst, i % copies, c, on))
+                (0..launches).try_for_each(|i| inputs.run(gpu, i % copies, c, on))
             })?);
         }
         let mut pass = |n: usize| -> anyhow::Result<[f64; 2]> {
@@ -114,10 +290,8 @@ pub fn calibrate(
         };
         let first = pass(SAMPLES)?;
         let second = pass(SAMPLES)?;
-        run(&mut inst, 0, c, false)?;
-        let off_out = inst.output_columns(gpu, c.columns)?;
-        run(&mut inst, 0, c, true)?;
-        let on_out = inst.output_columns(gpu, c.columns)?;
+        let off_out = inputs.output(gpu, c, false)?;
+        let on_out = inputs.output(gpu, c, true)?;
         let diff = routed::relative_difference(&on_out, &off_out);
         worst_diff = worst_diff.max(diff);
         ratios.push(first[1] / first[0]);
@@ -125,8 +299,8 @@ pub fn calibrate(
         for (value, us) in switch.values.iter().zip([first[0], first[1]]) {
             detail.push(DetailLine {
                 key: switch.name.to_string(),
-                width: c.window as u32,
-                schedule: format!("{value} ({} columns)", c.columns),
+                width: c.window() as u32,
+                schedule: format!("{value} ({})", c.describe()),
                 us,
                 note: if *value == "on" {
                     format!(

@@ -4,9 +4,13 @@
 
 use crate::catalog::CatalogView;
 use crate::device::{parse_compute_capability, DeviceIdentity};
+use crate::ops::attn_prompt::launch as prompt_launch;
+use crate::ops::attn_prompt::route::{self, PromptKernel, PromptRoute};
+use crate::ops::prefill_chunk;
 use crate::profile::explain::{self, Context};
 use crate::profile::format::{FileState, ProfileFile};
 use crate::profile::location::{self, PathSource};
+use crate::profile::lookup::RouteTable;
 use crate::profile::mode::{self, ProfileMode};
 use crate::profile::overrides::{self, EnvOverrides};
 use crate::profile::{builtin, resolve, Sources};
@@ -37,6 +41,9 @@ pub struct RoutesArgs {
     /// JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Prefill chunk to show the wave-aligned adjustment of (tokens).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub prefill_chunk: u32,
 }
 
 type Locate<'a> = &'a dyn Fn(Option<&Path>) -> Result<(PathBuf, PathSource), String>;
@@ -88,13 +95,81 @@ pub fn run_with(args: &RoutesArgs, env: &Env) -> Result<String, String> {
         path_source: source,
         overrides: &env.overrides,
     };
+    let prefill = prefill_line(&resolved, &env.overrides, args.prefill_chunk as usize);
     Ok(if args.json {
-        let mut s = serde_json::to_string_pretty(&explain::render_json(&resolved, &ctx)).unwrap();
+        let mut v = explain::render_json(&resolved, &ctx);
+        v["prefill"] = serde_json::json!({
+            "route": prefill.route.label(),
+            "requested_chunk": prefill.requested,
+            "chunk": prefill.chunk,
+            "ctas": prefill.ctas,
+            "wave": prefill.wave,
+        });
+        let mut s = serde_json::to_string_pretty(&v).unwrap();
         s.push('\n');
         s
     } else {
-        explain::render_text(&resolved, &ctx)
+        let mut s = explain::render_text(&resolved, &ctx);
+        s.push_str(&format!(
+            "\nprefill: {}; chunk {} -> {} ({} CTAs, {} per wave{})\n",
+            prefill.route.label(),
+            prefill.requested,
+            prefill.chunk,
+            prefill.ctas,
+            prefill.wave,
+            if env.overrides.prefill_align {
+                ""
+            } else {
+                ", NINFER_PREFILL_ALIGN=0 keeps the request"
+            }
+        ));
+        s
     })
+}
+
+/// The prompt-attention route the resolved table (and the environment) selects, and the
+/// wave-aligned prefill chunk for `requested` on this device.
+struct Prefill {
+    route: PromptRoute,
+    requested: usize,
+    chunk: usize,
+    ctas: usize,
+    wave: usize,
+}
+
+fn prefill_line(
+    resolved: &crate::profile::ResolvedRoutes,
+    o: &EnvOverrides,
+    requested: usize,
+) -> Prefill {
+    let table = RouteTable::new(resolved);
+    let on =
+        |key: &str, env: Option<bool>| env.unwrap_or_else(|| table.schedule(key, 1) == Some("on"));
+    let fast = on(route::FAST_KEY, o.prompt_fast) || route::fast_kernel_forced();
+    let route = PromptRoute {
+        kernel: if fast {
+            PromptKernel::Fast
+        } else {
+            PromptKernel::Standard
+        },
+        pack_gqa: on(route::PACK_GQA_KEY, o.prompt_pack_gqa),
+        pv_f16: on(
+            crate::ops::attn_i8_small::switches::PV_F16_KEY,
+            o.prompt_pv_f16,
+        ),
+    }
+    .normalized();
+    // one CTA per SM: the kernels' launch bounds and shared memory allow no more
+    let grid = prompt_launch::prompt_grid(&route, 1);
+    let sms = resolved.identity.multiprocessors as usize;
+    let chunk = prefill_chunk::aligned_chunk(requested, sms, grid, o.prefill_align);
+    Prefill {
+        route,
+        requested,
+        chunk,
+        ctas: grid.ctas(chunk),
+        wave: sms * grid.resident_per_sm,
+    }
 }
 
 pub fn run(args: &RoutesArgs) -> anyhow::Result<()> {

@@ -2,6 +2,7 @@
 //! and the `routed` interface check, bench and calibration drive them through.
 
 pub mod attn_i8_small;
+pub mod attn_prompt;
 pub mod groupwise;
 pub mod kv;
 pub mod prefill_chunk;

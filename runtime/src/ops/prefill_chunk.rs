@@ -13,11 +13,14 @@ pub const CHUNK_QUANTUM: usize = 128;
 pub const NEARBY: f64 = 0.25;
 
 /// The launch shape of a prompt-attention kernel for a chunk of `t` query tokens:
-/// `ceil(t / rows_per_cta) * ctas_per_row_tile` CTAs, `resident_per_sm` of them per SM.
+/// `ceil(t * rows_per_token / rows_per_cta) * ctas_per_row_tile` CTAs, `resident_per_sm`
+/// of them per SM.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PromptGrid {
-    /// Query rows (tokens) one CTA covers.
+    /// Query rows one CTA covers.
     pub rows_per_cta: usize,
+    /// Rows per token: 1, or the GQA group with PackGQA (a row per (token, head)).
+    pub rows_per_token: usize,
     /// CTAs per row tile (query heads, or KV heads with PackGQA).
     pub ctas_per_row_tile: usize,
     /// CTAs resident per SM (occupancy).
@@ -26,7 +29,8 @@ pub struct PromptGrid {
 
 impl PromptGrid {
     pub fn ctas(&self, chunk: usize) -> usize {
-        chunk.div_ceil(self.rows_per_cta.max(1)) * self.ctas_per_row_tile
+        (chunk * self.rows_per_token.max(1)).div_ceil(self.rows_per_cta.max(1))
+            * self.ctas_per_row_tile
     }
 
     /// Fraction of the last wave's CTA slots left idle (0 = whole waves).
@@ -72,6 +76,7 @@ mod tests {
     // 64-row tiles over 24 query heads, one CTA per SM (a fast-kernel-like shape).
     const G: PromptGrid = PromptGrid {
         rows_per_cta: 64,
+        rows_per_token: 1,
         ctas_per_row_tile: 24,
         resident_per_sm: 1,
     };
@@ -122,6 +127,21 @@ mod tests {
         // 8 waves exactly.
         assert_eq!(aligned_chunk(2048, 84, G, true), 1792);
         assert_eq!(G.idle_fraction(1792, 84), 0.0);
+    }
+
+    #[test]
+    fn packed_rows_count_six_per_token() {
+        // 128-row CTAs over 4 KV heads, 1 per SM: 1024 tokens = 48 tiles x 4 = 192 CTAs on
+        // 132 SMs (1.45 waves, 55 % of the last idle); 1408 = 66 x 4 = 264 = 2 waves exactly.
+        let p = PromptGrid {
+            rows_per_cta: 128,
+            rows_per_token: 6,
+            ctas_per_row_tile: 4,
+            resident_per_sm: 1,
+        };
+        assert_eq!(p.ctas(1024), 192);
+        assert_eq!(p.idle_fraction(1408, 132), 0.0);
+        assert_eq!(aligned_chunk(1280, 132, p, true), 1408);
     }
 
     #[test]

@@ -127,7 +127,7 @@ fn pv_f16_at_262k(gpu: &Gpu, format: KvFormat, seed: u64) -> anyhow::Result<Help
 
 /// Random BF16 K/V rows (Gaussian, a few outlier channels) appended in uneven chunks
 /// through the CPU append rule, then the physical pages permuted.
-fn checked_cache(format: KvFormat, tokens: usize, seed: u64) -> KvCache {
+pub(crate) fn checked_cache(format: KvFormat, tokens: usize, seed: u64) -> KvCache {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut cache = KvCache::new(format, KV_HEADS);
     let row = |rng: &mut rand::rngs::StdRng| -> Vec<bf16> {
@@ -168,7 +168,7 @@ fn checked_cache(format: KvFormat, tokens: usize, seed: u64) -> KvCache {
 
 /// Pages of random codes; scales random in [0.5, 1.5) x the format's unit (absmax/127,
 /// absmax/7, RMS 1), so dequantized values are O(1).
-fn random_pool(format: KvFormat, pages: usize, seed: u64) -> Vec<u8> {
+pub(crate) fn random_pool(format: KvFormat, pages: usize, seed: u64) -> Vec<u8> {
     let block = format.page_bytes();
     let mut pool = vec![0u8; pages * KV_HEADS * block];
     par_chunks(&mut pool, block, |first, chunk| {
@@ -223,7 +223,7 @@ pub fn kernel_queries(format: KvFormat, q: Vec<f64>) -> Vec<f64> {
         .collect()
 }
 
-fn random_queries(width: usize, seed: u64) -> Vec<bf16> {
+pub(crate) fn random_queries(width: usize, seed: u64) -> Vec<bf16> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     (0..width * Q_HEADS * HEAD_DIM)
         .map(|_| bf16::from_f64((0..4).map(|_| rng.random::<f64>() - 0.5).sum::<f64>() * 1.7))

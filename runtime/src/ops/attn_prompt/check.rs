@@ -1,0 +1,240 @@
+//! `ninfer check` rows of the prompt attention: every route (kernel x PackGQA x P.V
+//! accumulation) of every format against the f64 reference of `ops::kv::reference`, on
+//! a real cache (random BF16 rows through the CPU append rule, pages permuted), with
+//! the queries as the kernels quantize them (`attn_i8_small::op::kernel_queries`: the
+//! prompt kernels quantize exactly as the decode kernels do).
+//!
+//! Cases `(cache length, chunk)`: a single token at position 0, chunks at position 0,
+//! chunks not multiples of the 128-row tile or the 64-key tile, one exact quantum, a
+//! chunk over a partial last page. The output holds [`SPARE_COLUMNS`] more columns
+//! than the chunk, poisoned: a write past the chunk fails the row. Chunks of more than
+//! [`ALL_COLUMNS_UP_TO`] tokens compare a sample of columns (the first, the last and
+//! some between), every column of which is compared in full.
+
+use cudarc::driver::CudaSlice;
+use half::bf16;
+
+use super::launch::attend_prompt;
+use super::route::PromptRoute;
+use crate::check::{compare_rows, poison, CheckRow};
+use crate::gpu::Gpu;
+use crate::ops::attn_i8_small::launch::CacheView;
+use crate::ops::attn_i8_small::op::{checked_cache, kernel_queries, random_queries};
+use crate::ops::kv::format::KvFormat;
+use crate::ops::kv::reference;
+use crate::ops::kv::{HEAD_DIM, Q_HEADS};
+use crate::ops::routed::check_outcome;
+
+/// `(cache length, chunk)`: position = length - chunk.
+pub const CHECK_CASES: [(usize, usize); 7] = [
+    (1, 1),
+    (100, 100),
+    (777, 128),
+    (1333, 333),
+    (2000, 2000),
+    (4133, 1029),
+    (4133, 1),
+];
+/// Tokens of the checked cache.
+pub const CHECK_TOKENS: usize = 4133;
+/// Columns past the chunk that must stay poisoned.
+pub const SPARE_COLUMNS: usize = 8;
+/// Chunks up to this many tokens are compared column by column in full.
+pub const ALL_COLUMNS_UP_TO: usize = 400;
+
+/// The route-key-like name of a format's rows.
+pub fn key_of(format: KvFormat) -> String {
+    format!("attn_prompt/h{Q_HEADS}/{}", format.name())
+}
+
+/// The columns a chunk's comparison covers.
+fn checked_columns(chunk: usize) -> Vec<usize> {
+    if chunk <= ALL_COLUMNS_UP_TO {
+        return (0..chunk).collect();
+    }
+    let mut c: Vec<usize> = (0..32).chain(chunk - 32..chunk).collect();
+    c.extend((1..33).map(|i| i * chunk / 33));
+    c.sort_unstable();
+    c.dedup();
+    c
+}
+
+/// f64 reference of the chosen columns of a `(len, chunk)` case: column `i` sees keys
+/// `0 ..= len - chunk + i`.
+fn reference_columns(
+    q: &[f64],
+    k: &[Vec<f64>],
+    v: &[Vec<f64>],
+    len: usize,
+    chunk: usize,
+    columns: &[usize],
+) -> Vec<Vec<f64>> {
+    let row = Q_HEADS * HEAD_DIM;
+    let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
+    let per = columns.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = columns
+            .chunks(per)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|&i| {
+                            reference::attention_f64(
+                                &q[i * row..(i + 1) * row],
+                                1,
+                                k,
+                                v,
+                                len - chunk + i + 1,
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("reference thread"))
+            .collect()
+    })
+}
+
+/// Every route of every format (or those whose key starts with `only`).
+pub fn run(
+    gpu: &Gpu,
+    only: Option<&str>,
+    seed: u64,
+    progress: &dyn Fn(&str),
+) -> anyhow::Result<Vec<CheckRow>> {
+    let mut rows = Vec::new();
+    let widest = CHECK_CASES.iter().map(|c| c.1).max().unwrap_or(1);
+    let row = Q_HEADS * HEAD_DIM;
+    for format in KvFormat::ALL {
+        let key = key_of(format);
+        if only.is_some_and(|p| !key.starts_with(p) && !p.starts_with(&key)) {
+            continue;
+        }
+        progress(&format!(
+            "{key}: cache, queries and f64 reference (seed {seed})"
+        ));
+        let cache = checked_cache(format, CHECK_TOKENS, seed);
+        let (k, v) = reference::dequantized(&cache);
+        let q_host = random_queries(widest, seed ^ 0x51);
+        let pool = gpu.stream.clone_htod(cache.pool())?;
+        let table: Vec<i32> = cache.page_table().iter().map(|&p| p as i32).collect();
+        let page_table = gpu.stream.clone_htod(&table)?;
+        let mut out: CudaSlice<bf16> = gpu.stream.alloc_zeros((widest + SPARE_COLUMNS) * row)?;
+        for &(len, chunk) in &CHECK_CASES {
+            let pos = len - chunk;
+            // the chunk's queries are its first `chunk` columns of q_host
+            let q64 = kernel_queries(format, reference::queries(&cache, &q_host[..chunk * row]));
+            let columns = checked_columns(chunk);
+            let want = reference_columns(&q64, &k, &v, len, chunk, &columns);
+            let q = gpu.stream.clone_htod(&q_host[..chunk * row])?;
+            for route in PromptRoute::all() {
+                progress(&format!("{key}: {} chunk {chunk} at {pos}", route.label()));
+                poison(gpu, &mut out)?;
+                let view = CacheView {
+                    format,
+                    pool: &pool,
+                    page_table: page_table.slice(..),
+                    len,
+                };
+                let launched = attend_prompt(
+                    gpu,
+                    &route,
+                    &view,
+                    &q.slice(..),
+                    chunk,
+                    &mut out.slice_mut(..),
+                )
+                .and_then(|_| gpu.sync());
+                let (error, problem) = check_outcome(launched, || {
+                    let host = gpu.stream.clone_dtoh(&out)?;
+                    // spare columns untouched
+                    let spare = &host[chunk * row..(chunk + SPARE_COLUMNS) * row];
+                    let (_, stray) = compare_rows(spare, &[], row, 0, SPARE_COLUMNS);
+                    if let Some(p) = stray {
+                        return Ok((0.0, Some(format!("past the chunk: {p}"))));
+                    }
+                    let mut worst = 0.0f64;
+                    for (c, reference) in columns.iter().zip(&want) {
+                        let got = &host[c * row..(c + 1) * row];
+                        let (e, p) = compare_rows(got, reference, row, 1, 1);
+                        worst = worst.max(e);
+                        if let Some(p) = p {
+                            return Ok((worst, Some(format!("column {c}: {p}"))));
+                        }
+                    }
+                    Ok((worst, None))
+                })?;
+                rows.push(CheckRow {
+                    key: key.clone(),
+                    variant: format!("{}_{}", route.module().name, route.suffix(format)),
+                    width: chunk as u32,
+                    max_rel_error: error,
+                    pass: problem.is_none(),
+                    note: match problem {
+                        Some(p) => format!("position {pos}: {p}"),
+                        None if columns.len() < chunk => {
+                            format!("position {pos}, {} of {chunk} columns", columns.len())
+                        }
+                        None => format!("position {pos}"),
+                    },
+                });
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// The prompt-attention rows for a GPU test: every route of `format`, all passing.
+pub fn assert_all_pass(gpu: &Gpu, format: KvFormat, seed: u64) -> anyhow::Result<()> {
+    let rows = run(gpu, Some(&key_of(format)), seed, &|_| {})?;
+    let failed: Vec<String> = rows
+        .iter()
+        .filter(|r| !r.pass)
+        .map(|r| format!("{} chunk {}: {}", r.variant, r.width, r.note))
+        .collect();
+    anyhow::ensure!(failed.is_empty(), "{}", failed.join("; "));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampled_columns_include_both_ends_and_are_sorted() {
+        let c = checked_columns(2000);
+        assert_eq!(c[0], 0);
+        assert_eq!(*c.last().unwrap(), 1999);
+        assert!(c.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(checked_columns(100).len(), 100);
+    }
+
+    #[test]
+    fn cases_fit_the_checked_cache_and_cover_position_zero() {
+        assert!(CHECK_CASES
+            .iter()
+            .all(|&(l, c)| c >= 1 && c <= l && l <= CHECK_TOKENS));
+        assert!(CHECK_CASES.iter().any(|&(l, c)| l == c && c > 128));
+        assert!(CHECK_CASES
+            .iter()
+            .any(|&(_, c)| c % 128 != 0 && c % 64 != 0));
+    }
+
+    #[test]
+    fn reference_columns_match_the_whole_reference() {
+        // a tiny cache: per-column evaluation equals attention_f64 over the whole chunk
+        let cache = checked_cache(KvFormat::Int8, 70, 3);
+        let (k, v) = reference::dequantized(&cache);
+        let q_host = random_queries(5, 9);
+        let q = reference::queries(&cache, &q_host[..5 * Q_HEADS * HEAD_DIM]);
+        let whole = reference::attention_f64(&q, 5, &k, &v, 70);
+        let cols = reference_columns(&q, &k, &v, 70, 5, &[0, 2, 4]);
+        let row = Q_HEADS * HEAD_DIM;
+        for (i, c) in [0usize, 2, 4].iter().enumerate() {
+            assert_eq!(cols[i], whole[c * row..(c + 1) * row].to_vec());
+        }
+    }
+}

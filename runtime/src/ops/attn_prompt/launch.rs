@@ -1,0 +1,162 @@
+//! Launching a prompt-attention kernel (kernel-templates/attn_prompt.cu.tera): entry
+//! point, shared memory, grid, and the grid shape the wave-aligned prefill chunk
+//! (`ops::prefill_chunk`) is chosen for.
+//!
+//! Grid `(row tiles, heads)`: `ceil(C / rows)` tiles of each of the 24 query heads, or
+//! with PackGQA `ceil(6 C / rows)` tiles of packed (token, head) rows of each of the 4 KV
+//! heads; `rows` = 16 per warp. One CTA per SM (launch bounds; about 135 KB of shared
+//! memory), the longest causal tiles launched first.
+
+use anyhow::{ensure, Context as _};
+use cudarc::driver::{CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
+use half::bf16;
+
+use super::route::{PromptKernel, PromptRoute};
+use crate::gpu::Gpu;
+use crate::ops::attn_i8_small::launch::CacheView;
+use crate::ops::kv::format::KvFormat;
+use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
+use crate::ops::prefill_chunk::PromptGrid;
+
+/// Query rows of one CTA: 16 per warp.
+pub fn rows_per_cta(route: &PromptRoute) -> usize {
+    16 * route
+        .module()
+        .param("warps")
+        .expect("prompt modules have `warps`") as usize
+}
+
+/// Dynamic shared memory of a launch; the arithmetic of `ApLayout` in the template: two
+/// raw pages, the FP16 V tile, the query rows (int8 + fp32 scales, or FP16), the
+/// Lloyd-Max table.
+pub fn smem_bytes(format: KvFormat, route: &PromptRoute) -> usize {
+    let rows = rows_per_cta(route);
+    let int8_k = format.k_bits() == 8;
+    let q = if int8_k {
+        rows * (HEAD_DIM + 16)
+    } else {
+        rows * 2 * HEAD_DIM + 1024
+    };
+    2 * format.page_bytes() + PAGE_TOKENS * HEAD_DIM * 2 + q
+}
+
+/// The launch's CTA count shape, for the wave-aligned chunk: `resident` CTAs per SM.
+pub fn prompt_grid(route: &PromptRoute, resident: usize) -> PromptGrid {
+    PromptGrid {
+        rows_per_cta: rows_per_cta(route),
+        rows_per_token: if route.pack_gqa { GQA } else { 1 },
+        ctas_per_row_tile: if route.pack_gqa { KV_HEADS } else { Q_HEADS },
+        resident_per_sm: resident.max(1),
+    }
+}
+
+/// CTAs of the route resident per SM on this GPU (driver occupancy at the launch's
+/// shared memory).
+pub fn resident_per_sm(gpu: &Gpu, route: &PromptRoute, format: KvFormat) -> anyhow::Result<usize> {
+    let variant = route.module();
+    let suffix = route.suffix(format);
+    let f = gpu.entry(variant, &suffix)?;
+    let smem = smem_bytes(format, route);
+    let name = format!("{}_{suffix}", variant.name);
+    gpu.allow_dynamic_shared(&f, &name, smem)?;
+    Ok(
+        f.occupancy_max_active_blocks_per_multiprocessor(variant.launch.threads, smem, None)
+            .with_context(|| format!("{name}: occupancy"))? as usize,
+    )
+}
+
+/// Attends the chunk of `chunk` query tokens (`q` `[chunk][24][256]` BF16; the cache's
+/// last `chunk` tokens are theirs, `cache.len` = position + chunk) and writes `out`
+/// `[chunk][24][256]` BF16.
+pub fn attend_prompt(
+    gpu: &Gpu,
+    route: &PromptRoute,
+    cache: &CacheView,
+    q: &CudaView<bf16>,
+    chunk: usize,
+    out: &mut CudaViewMut<bf16>,
+) -> anyhow::Result<()> {
+    let route = route.normalized();
+    ensure!(
+        chunk >= 1 && cache.len >= chunk,
+        "prompt attention: need 1 <= chunk ({chunk}) <= cached tokens ({})",
+        cache.len
+    );
+    let row = Q_HEADS * HEAD_DIM;
+    ensure!(
+        q.len() >= chunk * row && out.len() >= chunk * row,
+        "prompt attention: q or out holds fewer than {chunk} x {Q_HEADS} x {HEAD_DIM} values"
+    );
+    let pages = cache.len.div_ceil(PAGE_TOKENS);
+    ensure!(
+        cache.page_table.len() >= pages,
+        "prompt attention: page table has {} entries, the cache needs {pages}",
+        cache.page_table.len()
+    );
+    let variant = route.module();
+    let suffix = route.suffix(cache.format);
+    let f = gpu.entry(variant, &suffix)?;
+    let smem = smem_bytes(cache.format, &route);
+    let name = format!("{}_{suffix}", variant.name);
+    gpu.allow_dynamic_shared(&f, &name, smem)?;
+    let rows = if route.pack_gqa { GQA * chunk } else { chunk };
+    let heads = if route.pack_gqa { KV_HEADS } else { Q_HEADS };
+    let cfg = LaunchConfig {
+        grid_dim: (rows.div_ceil(rows_per_cta(&route)) as u32, heads as u32, 1),
+        block_dim: (variant.launch.threads, 1, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    let (pos, chunk_i, kvh) = ((cache.len - chunk) as i32, chunk as i32, KV_HEADS as i32);
+    let mut b = gpu.stream.launch_builder(&f);
+    b.arg(cache.pool)
+        .arg(&cache.page_table)
+        .arg(q)
+        .arg(out)
+        .arg(&pos)
+        .arg(&chunk_i)
+        .arg(&kvh);
+    unsafe { b.launch(cfg) }.with_context(|| format!("launching {name}"))?;
+    Ok(())
+}
+
+/// FLOPs of a chunk as SDPA benchmarks count causal attention: 4 x head dim x query heads
+/// per visible (query, key) pair (Q.K and P.V, two FLOPs per multiply-add each); chunk
+/// token `i` at position `pos + i` sees `pos + i + 1` keys.
+pub fn causal_flops(pos: usize, chunk: usize) -> f64 {
+    let pairs = chunk as f64 * pos as f64 + (chunk as f64) * (chunk as f64 + 1.0) / 2.0;
+    4.0 * HEAD_DIM as f64 * Q_HEADS as f64 * pairs
+}
+
+/// Whether `kernel` is the one a route runs (for tables).
+pub fn is_fast(route: &PromptRoute) -> bool {
+    route.kernel == PromptKernel::Fast
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_memory_fits_one_cta_on_sm80_and_sm90() {
+        // opt-in maximum per block: 163 KB on sm_80, 227 KB on sm_90 (sm_86/89/120 have
+        // 99 KB: these 8-warp kernels do not launch there, `attend_prompt` says so)
+        for route in PromptRoute::all() {
+            for f in KvFormat::ALL {
+                let b = smem_bytes(f, &route);
+                assert!(b <= 163 * 1024, "{} {f:?}: {b}", route.label());
+            }
+        }
+    }
+
+    #[test]
+    fn causal_flops_of_a_square_prompt_and_a_chunk() {
+        // 16K from empty: 16384 * 16385 / 2 pairs
+        let f = causal_flops(0, 16384);
+        assert_eq!(f, 4.0 * 256.0 * 24.0 * 16384.0 * 16385.0 / 2.0);
+        let g = causal_flops(31744, 1024);
+        assert_eq!(
+            g,
+            4.0 * 256.0 * 24.0 * (1024.0 * 31744.0 + 1024.0 * 1025.0 / 2.0)
+        );
+    }
+}
