@@ -172,7 +172,7 @@ def parse_selftest_shapes(text):
             raise argparse.ArgumentTypeError("selftest shape %r: expected C:len" % item)
         c, s = item.split(":", 1)
         C, S = parse_tokens(c, "chunk"), parse_tokens(s, "len")
-        out.append(check_shape("c%d@%d" % (C, S - C), C, S))
+        out.append(check_shape("C%d_len%d" % (C, S), C, S))
     if not out:
         raise argparse.ArgumentTypeError("no selftest shapes given")
     return out
@@ -200,6 +200,8 @@ def build_parser():
     common.add_timing_args(p, "calls", "bytes of q, K and V over all input copies")
     # These calls take milliseconds: a few per graph are enough.
     for a in p._actions:
+        if a.dest == "quick":
+            a.help = "fewer replays (7) and a shorter dense-matmul measurement"
         if a.dest == "min_launches":
             a.default = DEFAULT_MIN_LAUNCHES
             a.help = ("at least this many calls per graph (rounded up to a multiple of R, "
@@ -249,18 +251,20 @@ def build_parser():
 
 def selected_cases(args):
     """The (name, C, len) cases to run: the built-in ones named by --cases (all when not
-    given), then the --case ones; exits with a message on an unknown name."""
-    builtin = {n: (n, c, s) for n, c, s in DEFAULT_CASES}
+    given; 'all' and 'none' allowed), then the --case ones (a --case with a built-in
+    name replaces it); exits with a message on an unknown name."""
     extra = {n: (n, c, s) for n, c, s in args.extra_cases}
+    # A --case with a built-in name replaces that case.
+    builtin = {n: extra.get(n, (n, c, s)) for n, c, s in DEFAULT_CASES}
     out = []
     if args.cases is None:
-        out = list(DEFAULT_CASES)
+        out = list(builtin.values())
     else:
         for n in args.cases:
             if n.lower() == "none":
                 continue
             if n.lower() == "all":
-                out += [c for c in DEFAULT_CASES if c not in out]
+                out += [c for c in builtin.values() if c not in out]
                 continue
             if n in extra:
                 continue          # added below
@@ -639,7 +643,10 @@ def run_point(backend, case, copies, rows, ref, R, L, args, base, results, skipp
     flash_note = None
     if backend == "flash" and args.flash_impl:
         flash_note = "flash impl %s (activate_flash_attention_impl)" % args.flash_impl
+    expand_works = False
     for form in forms_for(backend, C, S, args):
+        if form.kind == "expand" and expand_works:
+            continue      # one expand formulation that works (not timed) is enough to say so
         ops = y = None
         samples = None
         err = total = maxrel = None
@@ -654,7 +661,8 @@ def run_point(backend, case, copies, rows, ref, R, L, args, base, results, skipp
             del y
             y = None
             if form.kind == "expand" and not args.allow_expand:
-                tried.append("%s runs%s but expands K/V to 24 heads: not timed without "
+                expand_works = True
+                tried.append("%s: runs%s but expands K/V to 24 heads, not timed without "
                              "--allow-expand" % (form.name, "" if ref is None else
                                                  " and matches (err %.1e)" % err))
                 continue
@@ -662,7 +670,8 @@ def run_point(backend, case, copies, rows, ref, R, L, args, base, results, skipp
                 ops, L, args.replays, args.warmup, device, pin=lambda: pinned(backend),
                 describe=lambda e: short_exc(e, 120), tolerate_sync_error=True)
         except Exception as e:
-            tried.append("%s: %s" % (form.name, short_exc(e, 300)))
+            tried.append("%s: %s" % (form.name, str(e)[:300] if isinstance(e, Unsupported)
+                                     else short_exc(e, 300)))
             try:
                 torch.cuda.synchronize(device)
             except Exception:
@@ -680,7 +689,7 @@ def run_point(backend, case, copies, rows, ref, R, L, args, base, results, skipp
         if mode != "cuda_graph":
             notes.append("timed as eager launches: " + mode)
         if tried:
-            notes.append("passed over: " + "; ".join(tried))
+            notes.append("passed over: " + merged_reasons(tried))
         rec = dict(base)
         rec.update({
             "us": us,
@@ -698,12 +707,24 @@ def run_point(backend, case, copies, rows, ref, R, L, args, base, results, skipp
             "" if err is None else "  err %.1e" % err,
             "" if mode == "cuda_graph" else "  [eager]"))
         return
-    reason = "; ".join(tried) if tried else "no formulation"
+    reason = merged_reasons(tried) if tried else "no formulation"
     log("    %-9s SKIP %s" % (backend, reason[:400]))
     rec = dict(base)
     rec["note"] = "nothing timed: " + reason
     results.append(rec)
     skipped.append({"case": name, "backend": backend, "reason": reason})
+
+
+def merged_reasons(tried):
+    """'form: reason' strings, with the forms that share one reason named together."""
+    by = {}
+    for t in tried:
+        name, _, reason = t.partition(": ")
+        if not reason:
+            name, reason = "", t
+        by.setdefault(reason, []).append(name)
+    return "; ".join("%s: %s" % (", ".join(n for n in names if n), reason) if any(names)
+                     else reason for reason, names in by.items())
 
 
 # ---------------- self-test ----------------
@@ -738,9 +759,9 @@ def try_form(form, backend, C, S, q, k, v, refs, rows, args, device):
 
 def discriminates(res, C, S, tol):
     """Would a wrong alignment have been caught? (the alternatives differ by >> tol;
-    top-left is the same as bottom-right when C == len)"""
-    alts = [res["errs"][a] for a in (("none",) if C == S else ("top_left", "none"))
-            if a in res["errs"]]
+    top-left is the same as bottom-right when C == len, no mask when C == 1)"""
+    names = (() if C == S else ("top_left",)) + (("none",) if C > 1 else ())
+    alts = [res["errs"][a] for a in names if a in res["errs"]]
     return bool(alts) and min(alts) > 5 * tol
 
 

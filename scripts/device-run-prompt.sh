@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One GPU call for the prompt attention (issue 7): check of every kernel, format and
+# switch (+ compute-sanitizer memcheck), bench of every route on the issue's cases, the
+# SDPA baselines (flash, cuDNN on BF16 KV) and the comparison, all in the same run.
+# Usage on the GPU machine: OUT=/some/dir BIN=/dir/with/binaries scripts/device-run-prompt.sh
+# MEMCHECK=0 skips the sanitizer; BASELINES=0 skips SDPA.
+set -u
+B=${BIN:-target/release}
+OUT=${OUT:-/tmp/ninfer-out}
+mkdir -p "$OUT"
+work=$(mktemp -d)
+export NINFER_DEVICE_PROFILES=$work/device-profiles.json
+export PYTHONUNBUFFERED=1
+log=$OUT/summary-prompt.txt
+say() { echo "$@" | tee -a "$log"; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee -a "$log"
+say "== ninfer check --only attn_prompt"
+$B/ninfer check --only attn_prompt --every-width > "$OUT/check-prompt.txt" 2>&1
+say "check rc=$?"; grep -E "FAIL|checks of|error" "$OUT/check-prompt.txt" | head -40 | tee -a "$log"
+if [ "${MEMCHECK:-1}" = 1 ]; then
+  for key in attn_prompt/h24/int8 attn_prompt/h24/rk4v4; do
+    say "== compute-sanitizer memcheck ($key)"
+    compute-sanitizer --tool memcheck --print-limit 20 $B/ninfer check --only "$key" > "$work/mc.txt" 2>&1
+    say "memcheck rc=$?"; grep -E "ERROR SUMMARY|checks of" "$work/mc.txt" | tail -2 | tee -a "$log"
+  done
+fi
+say "== ninfer bench --only attn_prompt (compiled routes)"
+$B/ninfer bench --only attn_prompt --device-profile off --samples 7 --out "$OUT/bench-prompt.json" 2>"$work/bench.err" | tee -a "$log"
+tail -3 "$work/bench.err"
+if [ "${BASELINES:-1}" = 1 ]; then
+  say "== SDPA baselines (BF16 KV) and the comparison"
+  python3 scripts/torch_prompt_baselines.py --out "$OUT/torch-prompt.json" 2> "$work/torch-prompt.txt" || tail -20 "$work/torch-prompt.txt"
+  tail -12 "$work/torch-prompt.txt" | tee -a "$log"
+  python3 scripts/compare_prompt_baselines.py "$OUT/torch-prompt.json" "$OUT/bench-prompt.json" | tee -a "$log"
+fi
