@@ -27,6 +27,12 @@ fi
 say "== ninfer bench --only attn_prompt (compiled routes)"
 $B/ninfer bench --only attn_prompt --device-profile off --samples 7 --out "$OUT/bench-prompt.json" 2>"$work/bench.err" | tee -a "$log"
 tail -3 "$work/bench.err"
+for m in ${EXTRA_MODULES:-}; do
+  say "== check + bench with the standard kernel from module $m"
+  NINFER_PROMPT_STANDARD_MODULE=$m $B/ninfer check --only attn_prompt > "$OUT/check-prompt-$m.txt" 2>&1
+  say "check rc=$?"; grep -E "FAIL|checks of" "$OUT/check-prompt-$m.txt" | head -20 | tee -a "$log"
+  NINFER_PROMPT_STANDARD_MODULE=$m $B/ninfer bench --only attn_prompt --device-profile off --samples 7 --out "$OUT/bench-prompt-$m.json" 2>/dev/null | grep -v fast_w8 | tee -a "$log"
+done
 if [ "${BASELINES:-1}" = 1 ]; then
   say "== SDPA baselines (BF16 KV) and the comparison"
   python3 scripts/torch_prompt_baselines.py --out "$OUT/torch-prompt.json" 2> "$work/torch-prompt.txt" || tail -20 "$work/torch-prompt.txt"

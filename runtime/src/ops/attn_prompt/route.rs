@@ -24,6 +24,27 @@ pub const FAST_MODULE: &str = "attn_prompt_fast_w8";
 
 static FORCE_FAST: AtomicBool = AtomicBool::new(false);
 
+/// The standard kernel's module: [`STANDARD_MODULE`], or for experiments the catalog
+/// module `NINFER_PROMPT_STANDARD_MODULE` names (another build of the same template,
+/// e.g. `attn_prompt_w4`: 4 warps, one raw-page stage, two CTAs per SM).
+pub fn standard_module() -> &'static str {
+    static NAME: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        match std::env::var("NINFER_PROMPT_STANDARD_MODULE") {
+            Ok(name) if !name.is_empty() => match catalog::module(&name) {
+                Some(v) if v.param("fast") == Some(0) => v.family,
+                _ => {
+                    tracing::warn!(
+                        "NINFER_PROMPT_STANDARD_MODULE={name:?} is not a standard prompt-attention module; using {STANDARD_MODULE}"
+                    );
+                    STANDARD_MODULE
+                }
+            },
+            _ => STANDARD_MODULE,
+        }
+    })
+}
+
 /// `--fast-prefill-kernel`: the fast kernel whatever the profile and environment say.
 pub fn force_fast_kernel() {
     FORCE_FAST.store(true, Ordering::Relaxed);
@@ -102,7 +123,7 @@ impl PromptRoute {
 
     pub fn module_name(&self) -> &'static str {
         match self.kernel {
-            PromptKernel::Standard => STANDARD_MODULE,
+            PromptKernel::Standard => standard_module(),
             PromptKernel::Fast => FAST_MODULE,
         }
     }
