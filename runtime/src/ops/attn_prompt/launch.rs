@@ -26,9 +26,9 @@ pub fn rows_per_cta(route: &PromptRoute) -> usize {
         .expect("prompt modules have `warps`") as usize
 }
 
-/// Dynamic shared memory of a launch; the arithmetic of `ApLayout` in the template: two
-/// raw pages, the FP16 V tile, the query rows (int8 + fp32 scales, or FP16), the
-/// Lloyd-Max table.
+/// Dynamic shared memory of a launch; the arithmetic of `ApLayout` in the template: one or
+/// two raw pages (`stages`), the FP16 V tile, the query rows (int8 + fp32 scales, or FP16),
+/// the Lloyd-Max table, the tile's K scales in fp32.
 pub fn smem_bytes(format: KvFormat, route: &PromptRoute) -> usize {
     let rows = rows_per_cta(route);
     let int8_k = format.k_bits() == 8;
@@ -37,7 +37,9 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute) -> usize {
     } else {
         rows * 2 * HEAD_DIM + 1024
     };
-    2 * format.page_bytes() + PAGE_TOKENS * HEAD_DIM * 2 + q
+    let stages = route.module().param("stages").expect("prompt modules have `stages`") as usize;
+    let k_scales = format.k_groups() * PAGE_TOKENS * 4;
+    stages * format.page_bytes() + PAGE_TOKENS * HEAD_DIM * 2 + q + k_scales
 }
 
 /// The launch's CTA count shape, for the wave-aligned chunk: `resident` CTAs per SM.
