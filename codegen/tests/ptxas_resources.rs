@@ -17,7 +17,6 @@ fn shared_cache() -> PathBuf {
         .join("ninfer-ptx-cache")
 }
 
-
 /// Spill bytes (stores and loads each) an entry point may have: none, except the FP16 P.V
 /// entry points of the prompt-attention modules (`attn_prompt*_pv16`). There ptxas
 /// schedules the independent FP16 MMAs of a half key tile ahead of their folds into the

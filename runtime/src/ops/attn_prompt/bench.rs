@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::launch::{attend_prompt, causal_flops};
+use super::launch::{attend_prompt, causal_flops, PromptWorkspace};
 use super::route::{PromptKernel, PromptRoute};
 use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
@@ -66,6 +66,7 @@ pub struct PromptInputs {
     page_table: cudarc::driver::CudaSlice<i32>,
     q: cudarc::driver::CudaSlice<half::bf16>,
     out: cudarc::driver::CudaSlice<half::bf16>,
+    ws: PromptWorkspace,
 }
 
 impl PromptInputs {
@@ -85,6 +86,17 @@ impl PromptInputs {
             page_table: gpu.stream.clone_htod(&table)?,
             q: gpu.stream.clone_htod(&random_queries(chunk, seed ^ 0x77))?,
             out: gpu.stream.alloc_zeros(chunk * Q_HEADS * HEAD_DIM)?,
+            // split-KV room for the cases that are chunks after a cache (the longest
+            // prompts from an empty cache do not split)
+            ws: PromptWorkspace::new(
+                gpu,
+                cases
+                    .iter()
+                    .filter(|c| c.len > c.chunk)
+                    .map(|c| c.chunk)
+                    .max()
+                    .unwrap_or(0),
+            )?,
         })
     }
 
@@ -102,6 +114,7 @@ impl PromptInputs {
             &view,
             &self.q.slice(..),
             case.chunk,
+            &mut self.ws,
             &mut self.out.slice_mut(..),
         )
     }

@@ -14,7 +14,7 @@
 use cudarc::driver::CudaSlice;
 use half::bf16;
 
-use super::launch::attend_prompt;
+use super::launch::{attend_prompt, PromptWorkspace};
 use super::route::PromptRoute;
 use crate::check::{compare_rows, poison, CheckRow};
 use crate::gpu::Gpu;
@@ -98,6 +98,26 @@ fn reference_columns(
     })
 }
 
+/// Whether a launch of `route` on a `(len, chunk)` case splits its key ranges on this GPU
+/// (given room for every split).
+fn splits_here(
+    gpu: &Gpu,
+    route: &PromptRoute,
+    format: KvFormat,
+    len: usize,
+    chunk: usize,
+) -> anyhow::Result<bool> {
+    let resident = super::launch::resident_per_sm(gpu, route, format)?;
+    let grid = super::launch::prompt_grid(route, resident);
+    let wave = gpu.info.identity.multiprocessors as usize * resident;
+    let pos = len - chunk;
+    Ok(super::launch::choose_splits(
+        grid.ctas(chunk),
+        wave,
+        (pos + 1).div_ceil(crate::ops::kv::PAGE_TOKENS),
+    ) > 1)
+}
+
 /// Every route of every format (or those whose key starts with `only`).
 pub fn run(
     gpu: &Gpu,
@@ -123,6 +143,7 @@ pub fn run(
         let table: Vec<i32> = cache.page_table().iter().map(|&p| p as i32).collect();
         let page_table = gpu.stream.clone_htod(&table)?;
         let mut out: CudaSlice<bf16> = gpu.stream.alloc_zeros((widest + SPARE_COLUMNS) * row)?;
+        let mut ws = PromptWorkspace::new(gpu, widest)?;
         for &(len, chunk) in &CHECK_CASES {
             let pos = len - chunk;
             // the chunk's queries are its first `chunk` columns of q_host
@@ -130,9 +151,18 @@ pub fn run(
             let columns = checked_columns(chunk);
             let want = reference_columns(&q64, &k, &v, len, chunk, &columns);
             let q = gpu.stream.clone_htod(&q_host[..chunk * row])?;
-            for route in PromptRoute::all() {
+            // unsplit and, where the launch splits its key ranges, split
+            for (route, split) in PromptRoute::all()
+                .into_iter()
+                .flat_map(|r| [(r, false), (r, true)])
+            {
+                if split && !splits_here(gpu, &route, format, len, chunk)? {
+                    continue;
+                }
                 progress(&format!("{key}: {} chunk {chunk} at {pos}", route.label()));
                 poison(gpu, &mut out)?;
+                let mut none = PromptWorkspace::none(gpu)?;
+                let ws = if split { &mut ws } else { &mut none };
                 let view = CacheView {
                     format,
                     pool: &pool,
@@ -145,6 +175,7 @@ pub fn run(
                     &view,
                     &q.slice(..),
                     chunk,
+                    ws,
                     &mut out.slice_mut(..),
                 )
                 .and_then(|_| gpu.sync());
@@ -169,7 +200,12 @@ pub fn run(
                 })?;
                 rows.push(CheckRow {
                     key: key.clone(),
-                    variant: format!("{}_{}", route.module().name, route.suffix(format)),
+                    variant: format!(
+                        "{}_{}{}",
+                        route.module().name,
+                        route.suffix(format),
+                        if split { " split-KV" } else { "" }
+                    ),
                     width: chunk as u32,
                     max_rel_error: error,
                     pass: problem.is_none(),

@@ -2,10 +2,13 @@
 //! point, shared memory, grid, and the grid shape the wave-aligned prefill chunk
 //! (`ops::prefill_chunk`) is chosen for.
 //!
-//! Grid `(row tiles, heads)`: `ceil(C / rows)` tiles of each of the 24 query heads, or
-//! with PackGQA `ceil(6 C / rows)` tiles of packed (token, head) rows of each of the 4 KV
-//! heads; `rows` = 16 per warp. One CTA per SM (launch bounds; about 135 KB of shared
-//! memory), the longest causal tiles launched first.
+//! Grid `(row tiles, heads, splits)`: `ceil(C / rows)` tiles of each of the 24 query heads,
+//! or with PackGQA `ceil(6 C / rows)` tiles of packed (token, head) rows of each of the 4
+//! KV heads; `rows` = 16 per warp. One CTA per SM (launch bounds; about 135 KB of shared
+//! memory), the longest causal tiles launched first. A chunk whose CTAs fill their last
+//! wave badly (1024 tokens: 192 CTAs on 132 SMs, 1.45 waves) splits each row tile's key
+//! range in `splits` parts ([`choose_splits`]) and merges the partials with the module's
+//! `_reduce` kernel.
 
 use anyhow::{ensure, Context as _};
 use cudarc::driver::{CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
@@ -37,7 +40,10 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute) -> usize {
     } else {
         rows * 2 * HEAD_DIM + 1024
     };
-    let stages = route.module().param("stages").expect("prompt modules have `stages`") as usize;
+    let stages = route
+        .module()
+        .param("stages")
+        .expect("prompt modules have `stages`") as usize;
     let k_scales = format.k_groups() * PAGE_TOKENS * 4;
     stages * format.page_bytes() + PAGE_TOKENS * HEAD_DIM * 2 + q + k_scales
 }
@@ -67,6 +73,62 @@ pub fn resident_per_sm(gpu: &Gpu, route: &PromptRoute, format: KvFormat) -> anyh
     )
 }
 
+/// Most key-range splits per row tile.
+pub const MAX_SPLITS: usize = 4;
+/// Fewest key tiles (64 keys) a split may get: shorter ones cost more in partials than
+/// they gain in wave fill.
+pub const MIN_TILES_PER_SPLIT: usize = 8;
+/// Wave-fill gain a split must bring (fraction of the unsplit launch's fill).
+const SPLIT_GAIN: f64 = 0.05;
+
+/// Key-range splits for a launch of `ctas` CTAs on `wave` CTA slots, whose shortest row
+/// tile has `shortest_tiles` key tiles: the count in 1..=MAX_SPLITS whose CTAs fill their
+/// waves best (ties to the fewest), if that beats no split by SPLIT_GAIN.
+pub fn choose_splits(ctas: usize, wave: usize, shortest_tiles: usize) -> usize {
+    let fill = |s: usize| {
+        let n = ctas * s;
+        n as f64 / (wave.max(1) * n.div_ceil(wave.max(1))) as f64
+    };
+    let best = (1..=MAX_SPLITS)
+        .filter(|&s| s == 1 || shortest_tiles / s >= MIN_TILES_PER_SPLIT)
+        .fold(1, |b, s| if fill(s) > fill(b) + 1e-9 { s } else { b });
+    if fill(best) >= fill(1) * (1.0 + SPLIT_GAIN) {
+        best
+    } else {
+        1
+    }
+}
+
+/// Split-KV partials of the prompt kernels: unnormalized O (fp32) and (max, sum) per
+/// output row and split. Allocated up front (no allocation inside graph capture); a
+/// launch splits only as far as it fits.
+pub struct PromptWorkspace {
+    o: cudarc::driver::CudaSlice<f32>,
+    ml: cudarc::driver::CudaSlice<f32>,
+    rows: usize,
+}
+
+impl PromptWorkspace {
+    /// Room for `MAX_SPLITS` partials of chunks up to `max_chunk` tokens.
+    pub fn new(gpu: &Gpu, max_chunk: usize) -> anyhow::Result<Self> {
+        let rows = max_chunk.max(1) * Q_HEADS * MAX_SPLITS;
+        Ok(PromptWorkspace {
+            o: gpu.stream.alloc_zeros(rows * HEAD_DIM)?,
+            ml: gpu.stream.alloc_zeros(rows * 2)?,
+            rows,
+        })
+    }
+
+    /// No split workspace: every launch runs unsplit.
+    pub fn none(gpu: &Gpu) -> anyhow::Result<Self> {
+        Ok(PromptWorkspace {
+            o: gpu.stream.alloc_zeros(1)?,
+            ml: gpu.stream.alloc_zeros(2)?,
+            rows: 0,
+        })
+    }
+}
+
 /// Attends the chunk of `chunk` query tokens (`q` `[chunk][24][256]` BF16; the cache's
 /// last `chunk` tokens are theirs, `cache.len` = position + chunk) and writes `out`
 /// `[chunk][24][256]` BF16.
@@ -76,6 +138,7 @@ pub fn attend_prompt(
     cache: &CacheView,
     q: &CudaView<bf16>,
     chunk: usize,
+    ws: &mut PromptWorkspace,
     out: &mut CudaViewMut<bf16>,
 ) -> anyhow::Result<()> {
     let route = route.normalized();
@@ -103,21 +166,53 @@ pub fn attend_prompt(
     gpu.allow_dynamic_shared(&f, &name, smem)?;
     let rows = if route.pack_gqa { GQA * chunk } else { chunk };
     let heads = if route.pack_gqa { KV_HEADS } else { Q_HEADS };
+    let row_tiles = rows.div_ceil(rows_per_cta(&route));
+    let pos = cache.len - chunk;
+    let resident = f
+        .occupancy_max_active_blocks_per_multiprocessor(variant.launch.threads, smem, None)
+        .with_context(|| format!("{name}: occupancy"))? as usize;
+    ensure!(
+        resident >= 1,
+        "{name}: one CTA ({smem} bytes of shared memory) does not fit on an SM of this GPU"
+    );
+    let wave = gpu.info.identity.multiprocessors as usize * resident;
+    // the first row tile's keys bound every tile's from below
+    let splits = choose_splits(row_tiles * heads, wave, (pos + 1).div_ceil(PAGE_TOKENS))
+        .min((ws.rows / (chunk * Q_HEADS)).max(1));
     let cfg = LaunchConfig {
-        grid_dim: (rows.div_ceil(rows_per_cta(&route)) as u32, heads as u32, 1),
+        grid_dim: (row_tiles as u32, heads as u32, splits as u32),
         block_dim: (variant.launch.threads, 1, 1),
         shared_mem_bytes: smem as u32,
     };
-    let (pos, chunk_i, kvh) = ((cache.len - chunk) as i32, chunk as i32, KV_HEADS as i32);
+    let (pos_i, chunk_i, kvh) = (pos as i32, chunk as i32, KV_HEADS as i32);
     let mut b = gpu.stream.launch_builder(&f);
     b.arg(cache.pool)
         .arg(&cache.page_table)
         .arg(q)
-        .arg(out)
-        .arg(&pos)
+        .arg(&mut *out)
+        .arg(&pos_i)
         .arg(&chunk_i)
-        .arg(&kvh);
+        .arg(&kvh)
+        .arg(&mut ws.o)
+        .arg(&mut ws.ml);
     unsafe { b.launch(cfg) }.with_context(|| format!("launching {name}"))?;
+    if splits > 1 {
+        let reduce = gpu.entry(variant, "reduce")?;
+        let rows_out = chunk * Q_HEADS;
+        let cfg = LaunchConfig {
+            grid_dim: (rows_out as u32, 1, 1),
+            block_dim: (HEAD_DIM as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (rows_i, splits_i) = (rows_out as i32, splits as i32);
+        let mut b = gpu.stream.launch_builder(&reduce);
+        b.arg(&ws.o)
+            .arg(&ws.ml)
+            .arg(out)
+            .arg(&rows_i)
+            .arg(&splits_i);
+        unsafe { b.launch(cfg) }.with_context(|| format!("launching {}_reduce", variant.name))?;
+    }
     Ok(())
 }
 
@@ -147,6 +242,22 @@ mod tests {
                 let b = smem_bytes(f, &route);
                 assert!(b <= 163 * 1024, "{} {f:?}: {b}", route.label());
             }
+        }
+    }
+
+    #[test]
+    fn splits_fill_waves_and_respect_short_ranges() {
+        // H200: 1024 tokens = 192 CTAs on 132 (1.45 waves, 73 %); 2 splits: 384 = 2.91 (97 %)
+        assert_eq!(choose_splits(192, 132, 512), 2);
+        // too few key tiles to split
+        assert_eq!(choose_splits(192, 132, 10), 1);
+        // a 16K prompt from empty: 3072 CTAs, first row tile has one key tile
+        assert_eq!(choose_splits(3072, 132, 1), 1);
+        // whole waves already
+        assert_eq!(choose_splits(264, 132, 512), 1);
+        for ctas in 1..400 {
+            let s = choose_splits(ctas, 132, 1000);
+            assert!((1..=MAX_SPLITS).contains(&s));
         }
     }
 
