@@ -31,7 +31,7 @@ pub fn rows_per_cta(route: &PromptRoute) -> usize {
 
 /// Dynamic shared memory of a launch; the arithmetic of `ApLayout` in the template: one or
 /// two raw pages (`stages`), the FP16 V tile, the query rows (int8 + fp32 scales, or FP16),
-/// the Lloyd-Max table, the tile's K scales in fp32.
+/// the Lloyd-Max table, the tile's K scales in fp32, the FP16 K tile (Lloyd-Max K).
 pub fn smem_bytes(format: KvFormat, route: &PromptRoute) -> usize {
     let rows = rows_per_cta(route);
     let int8_k = format.k_bits() == 8;
@@ -45,7 +45,13 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute) -> usize {
         .param("stages")
         .expect("prompt modules have `stages`") as usize;
     let k_scales = format.k_groups() * PAGE_TOKENS * 4;
-    stages * format.page_bytes() + PAGE_TOKENS * HEAD_DIM * 2 + q + k_scales
+    // Lloyd-Max K is decoded into an FP16 tile like V
+    let k_tile = if int8_k {
+        0
+    } else {
+        PAGE_TOKENS * HEAD_DIM * 2
+    };
+    stages * format.page_bytes() + PAGE_TOKENS * HEAD_DIM * 2 + q + k_scales + k_tile
 }
 
 /// The launch's CTA count shape, for the wave-aligned chunk: `resident` CTAs per SM.
@@ -234,13 +240,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shared_memory_fits_one_cta_on_sm80_and_sm90() {
-        // opt-in maximum per block: 163 KB on sm_80, 227 KB on sm_90 (sm_86/89/120 have
-        // 99 KB: these 8-warp kernels do not launch there, `attend_prompt` says so)
+    fn shared_memory_fits_one_cta_on_sm90() {
+        // opt-in maximum per block: 227 KB on sm_90; 163 KB on sm_80, where the int8 and
+        // rk8v4 kernels fit and rk4v4's (two FP16 tiles and FP16 query rows, 167 KB) does
+        // not; 99 KB on sm_86/89/120, where none does. `attend_prompt` says so at launch.
         for route in PromptRoute::all() {
             for f in KvFormat::ALL {
                 let b = smem_bytes(f, &route);
-                assert!(b <= 163 * 1024, "{} {f:?}: {b}", route.label());
+                assert!(b <= 227 * 1024, "{} {f:?}: {b}", route.label());
+                if f != KvFormat::Rk4v4 {
+                    assert!(b <= 163 * 1024, "{} {f:?}: {b}", route.label());
+                }
             }
         }
     }
