@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# One GPU call for the prompt attention (issue 7): check of every kernel, format and
-# switch (+ compute-sanitizer memcheck), bench of every route on the issue's cases, the
-# SDPA baselines (flash, cuDNN on BF16 KV) and the comparison, all in the same run.
+# One GPU call for the prompt attention (issue 7), everything in the same run: check of
+# every kernel, format and switch (+ compute-sanitizer memcheck), a full calibration
+# (every family and switch: the built-in entry is one measurement), bench of every
+# prompt route on the issue's cases with the compiled routes and with the calibrated
+# profile, the SDPA baselines (flash, cuDNN on BF16 KV) and the comparison.
 # Usage on the GPU machine: OUT=/some/dir BIN=/dir/with/binaries scripts/device-run-prompt.sh
-# MEMCHECK=0 skips the sanitizer; BASELINES=0 skips SDPA.
+# MEMCHECK=0 skips the sanitizer, CALIBRATE=0 the calibration, BASELINES=0 SDPA;
+# EXTRA_MODULES="attn_prompt_w4" also checks and benches other standard-kernel modules.
 set -u
 B=${BIN:-target/release}
 OUT=${OUT:-/tmp/ninfer-out}
@@ -24,9 +27,20 @@ if [ "${MEMCHECK:-1}" = 1 ]; then
     say "memcheck rc=$?"; grep -E "ERROR SUMMARY|checks of" "$work/mc.txt" | tail -2 | tee -a "$log"
   done
 fi
-say "== ninfer bench --only attn_prompt (compiled routes)"
+if [ "${CALIBRATE:-1}" = 1 ]; then
+  say "== ninfer-calibrate (every family and switch)"
+  $B/ninfer-calibrate --detail --print > "$OUT/calibrated-entry.json" 2> "$OUT/calibrate.txt"
+  grep -E "keys measured|error|attn_pack_gqa|attn_prompt_fast|attn_pv_f16" "$OUT/calibrate.txt" | tee -a "$log"
+  cp "$NINFER_DEVICE_PROFILES" "$OUT/device-profiles.json"
+  $B/ninfer routes 2>/dev/null | tail -2 | tee -a "$log"
+fi
+say "== ninfer bench --only attn_prompt: compiled routes"
 $B/ninfer bench --only attn_prompt --device-profile off --samples 7 --out "$OUT/bench-prompt.json" 2>"$work/bench.err" | tee -a "$log"
 tail -3 "$work/bench.err"
+if [ "${CALIBRATE:-1}" = 1 ]; then
+  say "== ninfer bench --only attn_prompt: the calibrated profile (installed = its route)"
+  $B/ninfer bench --only attn_prompt --samples 7 --out "$OUT/bench-prompt-calibrated.json" 2>/dev/null | grep -E "installed|case" | tee -a "$log"
+fi
 for m in ${EXTRA_MODULES:-}; do
   say "== check + bench with the standard kernel from module $m"
   NINFER_PROMPT_STANDARD_MODULE=$m $B/ninfer check --only attn_prompt > "$OUT/check-prompt-$m.txt" 2>&1
