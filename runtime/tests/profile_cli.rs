@@ -208,6 +208,7 @@ fn routes_without_a_gpu_says_what_to_pass() {
         device_profile_path: Some(dir.path().join("p.json")),
         device_profile: ProfileMode::Auto,
         json: false,
+        prefill_chunk: 1024,
     };
     let out = routes(&a, EnvOverrides::default(), dir.path());
     assert_eq!(out.lines().count(), 1);
