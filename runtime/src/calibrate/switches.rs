@@ -96,7 +96,7 @@ fn prompt_route(switch: &str, on: bool) -> PromptRoute {
         "attn_prompt_fast" if on => r.kernel = PromptKernel::Fast,
         _ => {}
     }
-    r.normalized()
+    r
 }
 
 /// The wave-aligned chunk near `chunk` for the fast kernel on this GPU.

@@ -157,8 +157,7 @@ fn prefill_line(
             crate::ops::attn_i8_small::switches::PV_F16_KEY,
             o.prompt_pv_f16,
         ),
-    }
-    .normalized();
+    };
     // one CTA per SM: the kernels' launch bounds and shared memory allow no more
     let grid = prompt_launch::prompt_grid(&route, 1);
     let sms = resolved.identity.multiprocessors as usize;

@@ -109,7 +109,11 @@ const FP16_UNIT_ROUNDOFF: f64 = 1.0 / 2048.0;
 /// margin. An attention output averages values of both signs, so on a channel whose V
 /// runs several times the RMS (the checked cache plants two at 6x) FP16 accumulation
 /// alone can exceed 1 % of the output element, which FP32 accumulation never does.
-fn compare_fp16_accumulated(got: &[bf16], want: &[f64], magnitude: &[f64]) -> (f64, Option<String>) {
+fn compare_fp16_accumulated(
+    got: &[bf16],
+    want: &[f64],
+    magnitude: &[f64],
+) -> (f64, Option<String>) {
     let n = want.len() as f64;
     let norm = want.iter().map(|v| v * v).sum::<f64>().sqrt();
     let rms = norm / n.sqrt();
@@ -117,10 +121,14 @@ fn compare_fp16_accumulated(got: &[bf16], want: &[f64], magnitude: &[f64]) -> (f
     for (i, ((g, w), m)) in got.iter().zip(want).zip(magnitude).enumerate() {
         let g = g.to_f64();
         if !g.is_finite() {
-            return (f64::INFINITY, Some(format!("col {i} is {g} (unwritten or overflow)")));
+            return (
+                f64::INFINITY,
+                Some(format!("col {i} is {g} (unwritten or overflow)")),
+            );
         }
         let d = (g - w).abs();
-        let bound = crate::check::ELEMENT_TOLERANCE * (w.abs() + rms) + 4.0 * FP16_UNIT_ROUNDOFF * m;
+        let bound =
+            crate::check::ELEMENT_TOLERANCE * (w.abs() + rms) + 4.0 * FP16_UNIT_ROUNDOFF * m;
         if d > bound {
             return (
                 f64::INFINITY,
@@ -132,8 +140,12 @@ fn compare_fp16_accumulated(got: &[bf16], want: &[f64], magnitude: &[f64]) -> (f
     let rel = err2.sqrt() / norm.max(1e-30);
     (
         rel,
-        (rel > crate::check::ROW_TOLERANCE)
-            .then(|| format!("relative error {rel:.2e} over {:.0e}", crate::check::ROW_TOLERANCE)),
+        (rel > crate::check::ROW_TOLERANCE).then(|| {
+            format!(
+                "relative error {rel:.2e} over {:.0e}",
+                crate::check::ROW_TOLERANCE
+            )
+        }),
     )
 }
 
@@ -290,7 +302,9 @@ mod tests {
 
     #[test]
     fn fp16_comparison_allows_rounding_at_the_magnitude_and_nothing_more() {
-        let want: Vec<f64> = (0..256).map(|i| if i % 2 == 0 { 0.2 } else { -0.2 }).collect();
+        let want: Vec<f64> = (0..256)
+            .map(|i| if i % 2 == 0 { 0.2 } else { -0.2 })
+            .collect();
         let mut mag = vec![1.0; 256];
         mag[0] = 10.0;
         let to_bf16 = |v: &[f64]| -> Vec<bf16> { v.iter().map(|&x| bf16::from_f64(x)).collect() };
@@ -300,7 +314,10 @@ mod tests {
         let (e, p) = compare_fp16_accumulated(&to_bf16(&ok), &want, &mag);
         assert!(p.is_none(), "{p:?}");
         assert!(e > 0.0);
-        assert!(compare_rows(&to_bf16(&ok), &want, 256, 1, 1).1.is_some(), "FP32 bound rejects it");
+        assert!(
+            compare_rows(&to_bf16(&ok), &want, 256, 1, 1).1.is_some(),
+            "FP32 bound rejects it"
+        );
         // the same error where the magnitude is 1 fails
         let mut bad = want.clone();
         bad[2] += 0.015;
@@ -308,11 +325,17 @@ mod tests {
         assert!(p.as_ref().is_some_and(|p| p.contains("col 2")), "{p:?}");
         // a row-wide error fails the L2 bound
         let wide: Vec<f64> = want.iter().map(|w| w * 1.01).collect();
-        assert!(compare_fp16_accumulated(&to_bf16(&wide), &want, &vec![100.0; 256]).1.is_some());
+        assert!(
+            compare_fp16_accumulated(&to_bf16(&wide), &want, &vec![100.0; 256])
+                .1
+                .is_some()
+        );
         // unwritten
         let mut nan = want.clone();
         nan[5] = f64::NAN;
-        assert!(compare_fp16_accumulated(&to_bf16(&nan), &want, &mag).1.is_some());
+        assert!(compare_fp16_accumulated(&to_bf16(&nan), &want, &mag)
+            .1
+            .is_some());
     }
 
     #[test]

@@ -31,7 +31,8 @@ pub fn rows_per_cta(route: &PromptRoute) -> usize {
 
 /// Dynamic shared memory of a launch; the arithmetic of `ApLayout` in the template: one or
 /// two raw pages (`stages`), the FP16 V tile, the query rows (int8 + fp32 scales, or FP16),
-/// the Lloyd-Max table, the tile's K scales in fp32, the FP16 K tile (Lloyd-Max K).
+/// the Lloyd-Max table, the tile's K scales in fp32, the FP16 K tile (Lloyd-Max K), the
+/// paired warps' exchange buffers.
 pub fn smem_bytes(format: KvFormat, route: &PromptRoute) -> usize {
     let rows = rows_per_cta(route);
     let int8_k = format.k_bits() == 8;
@@ -51,7 +52,17 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute) -> usize {
     } else {
         PAGE_TOKENS * HEAD_DIM * 2
     };
-    stages * format.page_bytes() + PAGE_TOKENS * HEAD_DIM * 2 + q + k_scales + k_tile
+    // paired warps: row maxima / sums and FP16 probabilities exchanged per pair
+    let warps = route
+        .module()
+        .param("warps")
+        .expect("prompt modules have `warps`") as usize;
+    let exchange = if route.module().param("pair") == Some(1) {
+        (warps / 2) * 2 * 32 * 4 + (warps / 2) * 2 * 16 * 32 * 4
+    } else {
+        0
+    };
+    stages * format.page_bytes() + PAGE_TOKENS * HEAD_DIM * 2 + q + k_scales + k_tile + exchange
 }
 
 /// The launch's CTA count shape, for the wave-aligned chunk: `resident` CTAs per SM.
@@ -147,7 +158,6 @@ pub fn attend_prompt(
     ws: &mut PromptWorkspace,
     out: &mut CudaViewMut<bf16>,
 ) -> anyhow::Result<()> {
-    let route = route.normalized();
     ensure!(
         chunk >= 1 && cache.len >= chunk,
         "prompt attention: need 1 <= chunk ({chunk}) <= cached tokens ({})",

@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | `attn_pack_gqa` | the standard kernel with a KV head's six query heads packed into its row tiles | `NINFER_PROMPT_PACK_GQA` |
 //! | `attn_prompt_fast` | the fast kernel (`attn_prompt_fast_w8`) | `NINFER_PROMPT_FAST`; `--fast-prefill-kernel` forces it |
-//! | `attn_pv_f16` | FP16 P.V accumulation per key tile (the fast kernel always) | `NINFER_PROMPT_PV_F16` |
+//! | `attn_pv_f16` | FP16 P.V accumulation per 32 keys, folded into FP32 (either kernel) | `NINFER_PROMPT_PV_F16` |
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -32,7 +32,7 @@ pub fn standard_module() -> &'static str {
     NAME.get_or_init(|| {
         match std::env::var("NINFER_PROMPT_STANDARD_MODULE") {
             Ok(name) if !name.is_empty() => match catalog::module(&name) {
-                Some(v) if v.param("fast") == Some(0) => v.family,
+                Some(v) if v.param("pair") == Some(0) => v.family,
                 _ => {
                     tracing::warn!(
                         "NINFER_PROMPT_STANDARD_MODULE={name:?} is not a standard prompt-attention module; using {STANDARD_MODULE}"
@@ -89,15 +89,6 @@ impl PromptRoute {
             pack_gqa: switch_on(PACK_GQA_KEY, |o| o.prompt_pack_gqa),
             pv_f16: switch_on(PV_F16_KEY, |o| o.prompt_pv_f16),
         }
-        .normalized()
-    }
-
-    /// The fast kernel accumulates P.V in FP16 always (it has no FP32 entry points).
-    pub fn normalized(mut self) -> PromptRoute {
-        if self.kernel == PromptKernel::Fast {
-            self.pv_f16 = true;
-        }
-        self
     }
 
     /// Every distinct route (check and bench run them all).
@@ -110,8 +101,7 @@ impl PromptRoute {
                         kernel,
                         pack_gqa,
                         pv_f16,
-                    }
-                    .normalized();
+                    };
                     if !out.contains(&r) {
                         out.push(r);
                     }
@@ -173,13 +163,9 @@ mod tests {
     }
 
     #[test]
-    fn six_distinct_routes_and_the_fast_kernel_is_always_fp16() {
+    fn eight_distinct_routes() {
         let all = PromptRoute::all();
-        assert_eq!(all.len(), 6);
-        assert!(all
-            .iter()
-            .filter(|r| r.kernel == PromptKernel::Fast)
-            .all(|r| r.pv_f16));
+        assert_eq!(all.len(), 8);
         assert!(all.contains(&PromptRoute::COMPILED));
     }
 }
