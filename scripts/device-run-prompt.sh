@@ -5,8 +5,7 @@
 # prompt route on the cases with the compiled routes and with the calibrated
 # profile, the SDPA baselines (flash, cuDNN on BF16 KV) and the comparison.
 # Usage on the GPU machine: OUT=/some/dir BIN=/dir/with/binaries scripts/device-run-prompt.sh
-# MEMCHECK=0 skips the sanitizer, CALIBRATE=0 the calibration, BASELINES=0 SDPA;
-# EXTRA_MODULES="attn_prompt_w4" also checks and benches other standard-kernel modules.
+# MEMCHECK=0 skips the sanitizer, CALIBRATE=0 the calibration, BASELINES=0 SDPA.
 set -u
 B=${BIN:-target/release}
 OUT=${OUT:-/tmp/ninfer-out}
@@ -41,12 +40,6 @@ if [ "${CALIBRATE:-1}" = 1 ]; then
   say "== ninfer bench --only attn_prompt: the calibrated profile (installed = its route)"
   $B/ninfer bench --only attn_prompt --samples 7 --out "$OUT/bench-prompt-calibrated.json" 2>/dev/null | grep -E "installed|case" | tee -a "$log"
 fi
-for m in ${EXTRA_MODULES:-}; do
-  say "== check + bench with the standard kernel from module $m"
-  NINFER_PROMPT_STANDARD_MODULE=$m $B/ninfer check --only attn_prompt > "$OUT/check-prompt-$m.txt" 2>&1
-  say "check rc=$?"; grep -E "FAIL|checks of" "$OUT/check-prompt-$m.txt" | head -20 | tee -a "$log"
-  NINFER_PROMPT_STANDARD_MODULE=$m $B/ninfer bench --only attn_prompt --device-profile off --samples 7 --out "$OUT/bench-prompt-$m.json" 2>/dev/null | grep -v fast_w8 | tee -a "$log"
-done
 if [ "${BASELINES:-1}" = 1 ]; then
   say "== SDPA baselines (BF16 KV) and the comparison"
   python3 scripts/torch_prompt_baselines.py --out "$OUT/torch-prompt.json" 2> "$work/torch-prompt.txt" || tail -20 "$work/torch-prompt.txt"

@@ -196,7 +196,7 @@ pub fn print_table(rows: &[PromptBenchRow]) {
     );
     for r in rows {
         let route = PromptRoute {
-            kernel: if r.kernel == super::route::fast_module() {
+            kernel: if r.kernel == super::route::FAST_MODULE {
                 PromptKernel::Fast
             } else {
                 PromptKernel::Standard

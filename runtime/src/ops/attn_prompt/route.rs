@@ -24,38 +24,6 @@ pub const FAST_MODULE: &str = "attn_prompt_fast_w8";
 
 static FORCE_FAST: AtomicBool = AtomicBool::new(false);
 
-/// A kernel's module: `default`, or for experiments the catalog module the environment
-/// variable `var` names, if it is a build of the prompt template with the same `pair`
-/// (e.g. `attn_prompt_w4`: 4 warps, one raw-page stage, two CTAs per SM).
-fn module_from_env(var: &str, default: &'static str, pair: i64) -> &'static str {
-    match std::env::var(var) {
-        Ok(name) if !name.is_empty() => match catalog::module(&name) {
-            Some(v) if v.param("pair") == Some(pair) => v.family,
-            _ => {
-                tracing::warn!(
-                    "{var}={name:?} is not a prompt-attention module with pair = {pair}; using {default}"
-                );
-                default
-            }
-        },
-        _ => default,
-    }
-}
-
-/// The standard kernel's module: [`STANDARD_MODULE`] (`NINFER_PROMPT_STANDARD_MODULE`
-/// for experiments).
-pub fn standard_module() -> &'static str {
-    static NAME: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
-    NAME.get_or_init(|| module_from_env("NINFER_PROMPT_STANDARD_MODULE", STANDARD_MODULE, 0))
-}
-
-/// The fast kernel's module: [`FAST_MODULE`] (`NINFER_PROMPT_FAST_MODULE` for
-/// experiments).
-pub fn fast_module() -> &'static str {
-    static NAME: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
-    NAME.get_or_init(|| module_from_env("NINFER_PROMPT_FAST_MODULE", FAST_MODULE, 1))
-}
-
 /// `--fast-prefill-kernel`: the fast kernel whatever the profile and environment say.
 pub fn force_fast_kernel() {
     FORCE_FAST.store(true, Ordering::Relaxed);
@@ -124,8 +92,8 @@ impl PromptRoute {
 
     pub fn module_name(&self) -> &'static str {
         match self.kernel {
-            PromptKernel::Standard => standard_module(),
-            PromptKernel::Fast => fast_module(),
+            PromptKernel::Standard => STANDARD_MODULE,
+            PromptKernel::Fast => FAST_MODULE,
         }
     }
 
