@@ -162,6 +162,33 @@ impl Gpu {
         Ok(function)
     }
 
+    /// Entry point `<variant>_<suffix>` ready to launch with `smem` bytes of dynamic shared
+    /// memory: the limit raised where needed, and the CTAs of `threads` threads the driver
+    /// fits per SM, which must be at least one.
+    pub fn sized_entry(
+        &self,
+        variant: &'static Variant,
+        suffix: &str,
+        threads: u32,
+        smem: usize,
+    ) -> anyhow::Result<SizedEntry> {
+        let function = self.entry(variant, suffix)?;
+        let name = format!("{}_{suffix}", variant.name);
+        self.allow_dynamic_shared(&function, &name, smem)?;
+        let resident = function
+            .occupancy_max_active_blocks_per_multiprocessor(threads, smem, None)
+            .with_context(|| format!("{name}: occupancy"))? as usize;
+        anyhow::ensure!(
+            resident >= 1,
+            "{name}: one CTA ({smem} bytes of shared memory, {threads} threads) does not fit on an SM of this GPU"
+        );
+        Ok(SizedEntry {
+            function,
+            name,
+            resident,
+        })
+    }
+
     /// Raises entry point `name`'s dynamic shared-memory limit to at least `bytes` (needed
     /// past 48 KiB), once per entry point and size on this device.
     pub fn allow_dynamic_shared(
@@ -191,4 +218,13 @@ impl Gpu {
             .synchronize()
             .context("CUDA stream synchronize (a kernel failed?)")
     }
+}
+
+/// An entry point sized for its launch ([`Gpu::sized_entry`]).
+pub struct SizedEntry {
+    pub function: CudaFunction,
+    /// `<variant>_<suffix>`, for errors.
+    pub name: String,
+    /// CTAs resident per SM at the launch's threads and shared memory (at least 1).
+    pub resident: usize,
 }

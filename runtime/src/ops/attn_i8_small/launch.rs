@@ -173,6 +173,31 @@ pub struct CacheView<'a> {
     pub len: usize,
 }
 
+impl CacheView<'_> {
+    /// Errors unless `q` and `out` hold `columns` rows of 24 x 256 and the page table covers
+    /// the cache (`what`: the op, for the message).
+    pub fn check_launch(
+        &self,
+        what: &str,
+        q: usize,
+        out: usize,
+        columns: usize,
+    ) -> anyhow::Result<()> {
+        ensure!(
+            q >= columns * Q_HEADS * HEAD_DIM && out >= columns * Q_HEADS * HEAD_DIM,
+            "{what}: q or out holds fewer than {columns} x {Q_HEADS} x {HEAD_DIM} values"
+        );
+        let pages = self.len.div_ceil(PAGE_TOKENS);
+        ensure!(
+            self.page_table.len() >= pages,
+            "{what}: page table has {} entries, the cache of {} tokens needs {pages}",
+            self.page_table.len(),
+            self.len
+        );
+        Ok(())
+    }
+}
+
 /// One attention launch pair (split kernel, reduce): `out[C][24][256]` (BF16) for the
 /// C = `tiles` x `width` query columns `q[C][24][256]` against the cache, whose last C
 /// tokens are the columns' own; `tiles` > 1 runs them as parallel query tiles of `width`
@@ -198,35 +223,18 @@ pub fn attend(
          and no more columns than cached tokens (W = {width}, {tiles} tiles, length {})",
         cache.len
     );
-    ensure!(
-        q.len() >= columns * Q_HEADS * HEAD_DIM && out.len() >= columns * Q_HEADS * HEAD_DIM,
-        "attention: q or out holds fewer than {columns} x {Q_HEADS} x {HEAD_DIM} values"
-    );
-    let pages = cache.len.div_ceil(PAGE_TOKENS);
-    ensure!(
-        cache.page_table.len() >= pages,
-        "attention: page table has {} entries, the window needs {pages}",
-        cache.page_table.len()
-    );
+    cache.check_launch("attention", q.len(), out.len(), columns)?;
     let suffix = format!(
         "{}_n{}{}",
         cache.format.name(),
         tile_class(width),
         if pv_f16 { "_pv16" } else { "" }
     );
-    let f = gpu.entry(variant, &suffix)?;
     let smem = smem_bytes(cache.format, variant, width);
-    let name = format!("{}_{suffix}", variant.name);
-    gpu.allow_dynamic_shared(&f, &name, smem)?;
     // Whole waves of the CTAs that really fit (registers and shared memory of this
     // entry point at this W), at most the schedule's ctas_per_sm.
-    let resident = f
-        .occupancy_max_active_blocks_per_multiprocessor(variant.launch.threads, smem, None)
-        .with_context(|| format!("{name}: occupancy"))? as usize;
-    anyhow::ensure!(
-        resident >= 1,
-        "{name}: one CTA ({smem} bytes of shared memory) does not fit on an SM"
-    );
+    let entry = gpu.sized_entry(variant, &suffix, variant.launch.threads, smem)?;
+    let (f, name, resident) = (&entry.function, &entry.name, entry.resident);
     let plan = split_plan(
         gpu.info.identity.multiprocessors as usize,
         param(variant, "ctas_per_sm").min(resident),
@@ -251,7 +259,7 @@ pub fn attend(
         plan.keys_per_split as i32,
         KV_HEADS as i32,
     );
-    let mut b = gpu.stream.launch_builder(&f);
+    let mut b = gpu.stream.launch_builder(f);
     b.arg(cache.pool)
         .arg(&cache.page_table)
         .arg(q)

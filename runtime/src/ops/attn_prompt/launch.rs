@@ -79,15 +79,10 @@ pub fn prompt_grid(route: &PromptRoute, resident: usize) -> PromptGrid {
 /// shared memory).
 pub fn resident_per_sm(gpu: &Gpu, route: &PromptRoute, format: KvFormat) -> anyhow::Result<usize> {
     let variant = route.module();
-    let suffix = route.suffix(format);
-    let f = gpu.entry(variant, &suffix)?;
     let smem = smem_bytes(format, route);
-    let name = format!("{}_{suffix}", variant.name);
-    gpu.allow_dynamic_shared(&f, &name, smem)?;
-    Ok(
-        f.occupancy_max_active_blocks_per_multiprocessor(variant.launch.threads, smem, None)
-            .with_context(|| format!("{name}: occupancy"))? as usize,
-    )
+    Ok(gpu
+        .sized_entry(variant, &route.suffix(format), variant.launch.threads, smem)?
+        .resident)
 }
 
 /// Most key-range splits per row tile.
@@ -163,34 +158,20 @@ pub fn attend_prompt(
         "prompt attention: need 1 <= chunk ({chunk}) <= cached tokens ({})",
         cache.len
     );
-    let row = Q_HEADS * HEAD_DIM;
-    ensure!(
-        q.len() >= chunk * row && out.len() >= chunk * row,
-        "prompt attention: q or out holds fewer than {chunk} x {Q_HEADS} x {HEAD_DIM} values"
-    );
-    let pages = cache.len.div_ceil(PAGE_TOKENS);
-    ensure!(
-        cache.page_table.len() >= pages,
-        "prompt attention: page table has {} entries, the cache needs {pages}",
-        cache.page_table.len()
-    );
+    cache.check_launch("prompt attention", q.len(), out.len(), chunk)?;
     let variant = route.module();
-    let suffix = route.suffix(cache.format);
-    let f = gpu.entry(variant, &suffix)?;
-    let smem = smem_bytes(cache.format, &route);
-    let name = format!("{}_{suffix}", variant.name);
-    gpu.allow_dynamic_shared(&f, &name, smem)?;
+    let smem = smem_bytes(cache.format, route);
+    let entry = gpu.sized_entry(
+        variant,
+        &route.suffix(cache.format),
+        variant.launch.threads,
+        smem,
+    )?;
+    let (f, name, resident) = (&entry.function, &entry.name, entry.resident);
     let rows = if route.pack_gqa { GQA * chunk } else { chunk };
     let heads = if route.pack_gqa { KV_HEADS } else { Q_HEADS };
-    let row_tiles = rows.div_ceil(rows_per_cta(&route));
+    let row_tiles = rows.div_ceil(rows_per_cta(route));
     let pos = cache.len - chunk;
-    let resident = f
-        .occupancy_max_active_blocks_per_multiprocessor(variant.launch.threads, smem, None)
-        .with_context(|| format!("{name}: occupancy"))? as usize;
-    ensure!(
-        resident >= 1,
-        "{name}: one CTA ({smem} bytes of shared memory) does not fit on an SM of this GPU"
-    );
     let wave = gpu.info.identity.multiprocessors as usize * resident;
     // the first row tile's keys bound every tile's from below
     let splits = choose_splits(row_tiles * heads, wave, (pos + 1).div_ceil(PAGE_TOKENS))
@@ -201,7 +182,7 @@ pub fn attend_prompt(
         shared_mem_bytes: smem as u32,
     };
     let (pos_i, chunk_i, kvh) = (pos as i32, chunk as i32, KV_HEADS as i32);
-    let mut b = gpu.stream.launch_builder(&f);
+    let mut b = gpu.stream.launch_builder(f);
     b.arg(cache.pool)
         .arg(&cache.page_table)
         .arg(q)
