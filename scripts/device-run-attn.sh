@@ -4,16 +4,8 @@
 # entry is one measurement), bench of the attention keys on compiled and calibrated
 # routes, the SDPA baselines and the comparisons, all in the same run.
 # Usage on the GPU machine: OUT=/some/dir BIN=/dir/with/binaries scripts/device-run-attn.sh
-set -u
-B=${BIN:-target/release}
-OUT=${OUT:-/tmp/ninfer-out}
-mkdir -p "$OUT"
-work=$(mktemp -d)
-export NINFER_DEVICE_PROFILES=$work/device-profiles.json
-export PYTHONUNBUFFERED=1
-log=$OUT/summary-attn.txt
-say() { echo "$@" | tee -a "$log"; }
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee -a "$log"
+LOG_NAME=summary-attn.txt
+source "$(dirname "$0")/device-common.sh"
 say "== ninfer check --only attn_i8_small"
 $B/ninfer check --only attn_i8_small > "$OUT/check-attn.txt" 2>&1
 say "check rc=$?"; grep -E "FAIL|checks of|fp16 P.V|kv_append" "$OUT/check-attn.txt" | tee -a "$log"

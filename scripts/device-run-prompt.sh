@@ -6,16 +6,8 @@
 # profile, the SDPA baselines (flash, cuDNN on BF16 KV) and the comparison.
 # Usage on the GPU machine: OUT=/some/dir BIN=/dir/with/binaries scripts/device-run-prompt.sh
 # MEMCHECK=0 skips the sanitizer, CALIBRATE=0 the calibration, BASELINES=0 SDPA.
-set -u
-B=${BIN:-target/release}
-OUT=${OUT:-/tmp/ninfer-out}
-mkdir -p "$OUT"
-work=$(mktemp -d)
-export NINFER_DEVICE_PROFILES=$work/device-profiles.json
-export PYTHONUNBUFFERED=1
-log=$OUT/summary-prompt.txt
-say() { echo "$@" | tee -a "$log"; }
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee -a "$log"
+LOG_NAME=summary-prompt.txt
+source "$(dirname "$0")/device-common.sh"
 say "== ninfer check --only attn_prompt"
 $B/ninfer check --only attn_prompt --every-width > "$OUT/check-prompt.txt" 2>&1
 say "check rc=$?"; grep -E "FAIL|checks of|error" "$OUT/check-prompt.txt" | head -40 | tee -a "$log"
