@@ -60,30 +60,17 @@ import math
 import os
 import sys
 import time
-import traceback
-import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import baselines_common as common  # noqa: E402  (shared with the other baseline scripts)
-from baselines_common import log  # noqa: E402
-
-HQ = 24          # query heads
-HKV = 4          # KV heads
-GROUP = HQ // HKV
-HEAD_DIM = 256
-SCALE = 1.0 / math.sqrt(HEAD_DIM)
+from baselines_common import log, short_exc, Unsupported  # noqa: E402
+# The model's shape and the backends, shared with torch_prompt_baselines.py.
+from baselines_common import (  # noqa: E402
+    HQ, HKV, GROUP, HEAD_DIM, SCALE, BACKENDS, ALIGNMENTS, parse_backends)
 
 DEFAULT_WINDOWS = "8192,65536,262144"
 DEFAULT_WIDTHS = "1,2,4,8"
 DEFAULT_BACKENDS = "flash,cudnn,efficient"
-BACKENDS = ("flash", "cudnn", "efficient", "math")
-SDP_ENUM_NAMES = {
-    "flash": "FLASH_ATTENTION",
-    "cudnn": "CUDNN_ATTENTION",
-    "efficient": "EFFICIENT_ATTENTION",
-    "math": "MATH",
-}
-ALIGNMENTS = ("bottom_right", "top_left", "none")
 
 
 def parse_ints(text, what, allow_k=False):
@@ -92,15 +79,7 @@ def parse_ints(text, what, allow_k=False):
         item = item.strip().lower()
         if not item:
             continue
-        mult = 1
-        if allow_k and item.endswith("k"):
-            item, mult = item[:-1], 1024
-        try:
-            v = int(item) * mult
-        except ValueError:
-            raise argparse.ArgumentTypeError("%s %r is not an integer" % (what, item))
-        if v <= 0:
-            raise argparse.ArgumentTypeError("%s %r must be positive" % (what, item))
+        v = common.parse_count(item, what, allow_k)
         if v not in out:
             out.append(v)
     if not out:
@@ -114,17 +93,6 @@ def parse_windows(text):
 
 def parse_widths(text):
     return parse_ints(text, "width")
-
-
-def parse_backends(text):
-    names = [s.strip().lower() for s in text.split(",") if s.strip()]
-    for n in names:
-        if n not in BACKENDS:
-            raise argparse.ArgumentTypeError(
-                "unknown backend %r (choose from %s)" % (n, ", ".join(BACKENDS)))
-    if not names:
-        raise argparse.ArgumentTypeError("no backends given")
-    return list(dict.fromkeys(names))
 
 
 def build_parser():
@@ -183,54 +151,13 @@ def build_parser():
 # --------------------------------------------------------------------------------------
 
 torch = None        # set in main()
-F = None
-SDPBackend = None
-sdpa_kernel = None
 causal_lower_right = None
-BF16 = None
-
-
-def short_exc(e, n=240):
-    s = str(e).strip()
-    first = s.splitlines()[0] if s else ""
-    return ("%s: %s" % (type(e).__name__, first[:n])) if first else type(e).__name__
-
-
-def warning_reasons(wlist, n=3, width=160):
-    """The useful lines of the warnings SDPA emits when a pinned backend is refused."""
-    out = []
-    for w in wlist:
-        msg = " ".join(str(w.message).split()).split(" (Triggered internally")[0]
-        low = msg.lower()
-        if not msg or "runtime disabled" in low or low.endswith("because:") or "numpy" in low:
-            continue
-        if msg[:width] not in out:
-            out.append(msg[:width])
-    return out[:n]
-
-
-class Unsupported(Exception):
-    pass
 
 
 # ---------------- formulations ----------------
 
-class Form:
+class Form(common.Form):
     """kind: gqa | fold | expand; causal: none | lower_right | mask | is_causal."""
-
-    def __init__(self, kind, causal):
-        self.kind = kind
-        self.causal = causal
-
-    @property
-    def name(self):
-        return self.kind if self.causal == "none" else "%s+%s" % (self.kind, self.causal)
-
-    @property
-    def short(self):
-        k = {"gqa": "g", "fold": "f", "expand": "x"}[self.kind]
-        c = {"none": "", "lower_right": "+lr", "mask": "+m", "is_causal": "+ic"}[self.causal]
-        return k + c
 
     def describe(self, backend, W):
         parts = {
@@ -243,12 +170,8 @@ class Form:
         if self.causal == "none":
             c = "no mask (W=1: every key visible)" if W == 1 else "no mask"
         elif self.causal == "lower_right":
-            if backend == "flash":
-                c = "causal_lower_right(W, S) -> FLASH native causal (bottom-right)"
-            elif backend == "efficient":
-                c = "causal_lower_right(W, S) -> EFFICIENT lower-right mask type"
-            else:
-                c = "causal_lower_right(W, S), materialized to a bool mask on every call"
+            c = common.lower_right_text(backend, "W, S",
+                                        "materialized to a bool mask on every call")
         elif self.causal == "mask":
             rows = GROUP * W if self.kind == "fold" else W
             c = "additive bf16 mask [1,1,%d,S] (0/-inf, bottom-right), built once" % rows
@@ -268,24 +191,6 @@ def candidate_forms(backend, W):
             + [Form("expand", c) for c in order])
 
 
-def additive_mask(W, S, rep, device):
-    """[1, 1, rep*W, S] bf16: 0 where key j is visible to column i (j <= S - W + i), -inf
-    elsewhere; row r = g*W + i (the fold layout) when rep > 1."""
-    i = torch.arange(W, device=device).view(W, 1)
-    j = torch.arange(S, device=device).view(1, S)
-    visible = j <= (S - W) + i
-    m = torch.zeros(W, S, dtype=BF16, device=device)
-    m.masked_fill_(~visible, float("-inf"))
-    if rep > 1:
-        m = m.repeat(rep, 1)
-    return m.view(1, 1, rep * W, S)
-
-
-def pinned(backend):
-    """Context manager that leaves only `backend` enabled for SDPA."""
-    return sdpa_kernel([getattr(SDPBackend, SDP_ENUM_NAMES[backend])])
-
-
 def prepare_form(form, backend, W, S, qs, kvs, device):
     """Bind a formulation to its inputs. qs: list of q [1,24,W,256]; kvs: list of (k, v)
     [1,4,S,256] (same length). Returns (ops, canon, info): ops[i]() runs copy i and returns
@@ -293,7 +198,9 @@ def prepare_form(form, backend, W, S, qs, kvs, device):
     info = {"mask_bytes": 0, "kv_read_factor": 1}
     attn_mask = None
     if form.causal == "mask":
-        attn_mask = additive_mask(W, S, GROUP if form.kind == "fold" else 1, device)
+        # [1, 1, rep*W, S]; row r = g*W + i (the fold layout) when rep > 1.
+        attn_mask = common.additive_causal_mask(W, S, device,
+                                                rep=GROUP if form.kind == "fold" else 1)
         info["mask_bytes"] = attn_mask.numel() * attn_mask.element_size()
     elif form.causal == "lower_right":
         if causal_lower_right is None:
@@ -337,79 +244,17 @@ def prepare_form(form, backend, W, S, qs, kvs, device):
         kwargs["enable_gqa"] = True
     if is_causal:
         kwargs["is_causal"] = True
-
-    def make(q, k, v):
-        # Call these inside pinned(backend): the backend is chosen when SDPA is called
-        # (eagerly or while a graph is captured), not when a graph is replayed.
-        if attn_mask is None:
-            def op():
-                return F.scaled_dot_product_attention(q, k, v, **kwargs)
-        else:
-            def op():
-                # positional, as documented for CausalBias
-                return F.scaled_dot_product_attention(q, k, v, attn_mask, **kwargs)
-        return op
-
-    ops = [make(q, k, v) for q, k, v in inputs]
-    return ops, canon, info
+    # Call the ops inside pinned(backend) (see common.sdpa_ops).
+    return common.sdpa_ops(inputs, attn_mask, kwargs), canon, info
 
 
-# ---------------- inputs and references ----------------
-
-def in_layout(t_bhsd, layout):
-    """t: [1, H, L, D] float; returns bf16 [1, H, L, D] in the requested memory layout."""
-    if layout == "bhsd":
-        return t_bhsd.to(BF16).contiguous()
-    return t_bhsd.transpose(1, 2).contiguous().to(BF16).transpose(1, 2)
-
-
-def random_bhsd(heads, length, layout, device):
-    if layout == "bhsd":
-        return torch.randn(1, heads, length, HEAD_DIM, device=device, dtype=BF16)
-    return torch.randn(1, length, heads, HEAD_DIM, device=device, dtype=BF16).transpose(1, 2)
-
-
-def planted_inputs(W, S, layout, device):
-    """q, k, v where the W newest keys of every KV head carry about as much softmax weight
-    as all the others: q has a component a*e_kv and those keys are a*e_kv + noise, with
-    a^2/16 = ln S. Bottom-right, top-left and unmasked attention then differ by O(1)."""
-    L = math.log(max(S, 2))
-    a = math.sqrt(16.0 * L)
-    e = torch.randn(HKV, HEAD_DIM, device=device)
-    e = e / e.norm(dim=-1, keepdim=True)
-    q = torch.randn(1, HQ, W, HEAD_DIM, device=device)
-    q += a * e.repeat_interleave(GROUP, dim=0).view(1, HQ, 1, HEAD_DIM)
-    k = torch.randn(1, HKV, S, HEAD_DIM, device=device)
-    k[0, :, S - W:, :] = a * e.view(HKV, 1, HEAD_DIM) \
-        + 0.25 * torch.randn(HKV, W, HEAD_DIM, device=device)
-    v = torch.randn(1, HKV, S, HEAD_DIM, device=device)
-    return in_layout(q, layout), in_layout(k, layout), in_layout(v, layout)
-
+# ---------------- references ----------------
 
 def reference(q, k, v, W, align, dtype):
-    """Attention of q [1,24,W,D] over k, v [1,4,S,D] in `dtype`, query head h on KV head
-    h // 6; align: bottom_right (column i sees keys 0..=S-W+i), top_left (0..=i), none."""
-    S = k.shape[2]
-    dev = q.device
-    i = torch.arange(W, device=dev).view(W, 1)
-    j = torch.arange(S, device=dev).view(1, S)
-    if align == "bottom_right":
-        visible = j <= (S - W) + i
-    elif align == "top_left":
-        visible = j <= i
-    else:
-        visible = None
-    out = torch.empty(1, HQ, W, HEAD_DIM, dtype=dtype, device=dev)
-    for h in range(HKV):
-        kh = k[0, h].to(dtype)
-        vh = v[0, h].to(dtype)
-        qh = q[0, h * GROUP:(h + 1) * GROUP].to(dtype)      # [6, W, D]
-        s = torch.matmul(qh, kh.t()) * SCALE                 # [6, W, S]
-        if visible is not None:
-            s = s.masked_fill(~visible, float("-inf"))
-        out[0, h * GROUP:(h + 1) * GROUP] = torch.matmul(torch.softmax(s, dim=-1), vh)
-        del kh, vh, s
-    return out
+    """Attention of q [1,24,W,D] over k, v [1,4,S,D] in `dtype` (common.reference_attention
+    over all W columns, pos = S - W): [1,24,W,D]; align: bottom_right (column i sees keys
+    0..=S-W+i), top_left (0..=i), none."""
+    return common.reference_attention(q, k, v, k.shape[2] - W, align, dtype).unsqueeze(0)
 
 
 def rel_errors(y, ref):
@@ -425,49 +270,25 @@ def rel_errors(y, ref):
             num_norm / den_norm if den_norm > 0 else num_norm)
 
 
-def sync(device):
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def try_form(form, backend, W, S, q, k, v, refs, tol, device):
     """Run one formulation once on (q, k, v) and compare with refs {align: tensor}.
     Returns a dict: ran, ok, reason, errs {align: max rel err}, norm_err, best."""
-    res = {"form": form.name, "ran": False, "ok": False, "reason": "", "errs": {}}
-    try:
-        with warnings.catch_warnings(record=True) as wlist:
-            warnings.simplefilter("always")
-            ops, canon, _ = prepare_form(form, backend, W, S, [q], [(k, v)], device)
-            with pinned(backend):
-                y = canon(ops[0]())
-            sync(device)
-    except Exception as e:  # refused (no kernel, shape, mask, ...) or failed
-        reasons = warning_reasons(wlist) if "wlist" in locals() else []
-        res["reason"] = short_exc(e) + (" [" + " | ".join(reasons) + "]" if reasons else "")
-        try:
-            sync(device)
-        except Exception:
-            pass
-        return res
-    res["ran"] = True
-    for align, ref in refs.items():
-        res["errs"][align] = rel_errors(y, ref)[0]
-    res["norm_err"] = rel_errors(y, refs["bottom_right"])[1]
-    e_br = res["errs"]["bottom_right"]
-    res["best"] = min(res["errs"], key=lambda a: res["errs"][a])
-    res["ok"] = e_br <= tol
-    if not res["ok"]:
-        res["reason"] = "wrong result: max rel err %.3g vs bottom-right (closest: %s %.3g)" % (
-            e_br, res["best"], res["errs"][res["best"]])
-    del y
+    def prepare():
+        ops, canon, _ = prepare_form(form, backend, W, S, [q], [(k, v)], device)
+        return [lambda: canon(ops[0]())],     # the output as [1,24,W,256]
+
+    res, y = common.try_form(form, prepare, backend, device, refs,
+                             lambda y, ref: rel_errors(y, ref)[0], tol, "max rel err")
+    if y is not None:
+        res["norm_err"] = rel_errors(y, refs["bottom_right"])[1]
+        del y
     return res
 
 
-def discriminates(res, W, tol):
-    """Would a wrong alignment have been caught? (the alternatives differ by >> tol)"""
-    alts = [res["errs"][a] for a in ("top_left",) + (("none",) if W > 1 else ())
-            if a in res["errs"]]
-    return bool(alts) and min(alts) > 5 * tol
+def alternatives(W):
+    """The wrong alignments the probe and --selftest tell apart from bottom-right: top-left,
+    and no mask when W > 1."""
+    return ("top_left",) + (("none",) if W > 1 else ())
 
 
 # ---------------- sizes ----------------
@@ -486,8 +307,9 @@ def probe_backend(backend, args, device):
     """Availability of a backend and, per W, the formulations that run and are correct
     (bottom-right) at the probe window. Returns a JSON-able dict."""
     out = {"available": False, "reason": "", "probe_window": args.probe_window, "widths": {}}
-    if not hasattr(SDPBackend, SDP_ENUM_NAMES[backend]):
-        out["reason"] = "SDPBackend.%s not in this torch" % SDP_ENUM_NAMES[backend]
+    missing = common.missing_backend(backend)
+    if missing:
+        out["reason"] = missing
         return out
     S = args.probe_window
     any_ok = False
@@ -498,14 +320,15 @@ def probe_backend(backend, args, device):
         if W > S:
             entry["refused"].append("W > probe window")
             continue
-        q, k, v = planted_inputs(W, S, args.kv_layout, device)
+        q, k, v = common.planted_inputs(W, S, args.kv_layout, device)
         refs = {a: reference(q, k, v, W, a, torch.float64) for a in ALIGNMENTS}
         for form in candidate_forms(backend, W):
             r = try_form(form, backend, W, S, q, k, v, refs, args.tol, device)
             if r["ok"]:
                 entry["forms"].append({
                     "name": form.name, "max_rel_err": r["errs"]["bottom_right"],
-                    "alignment_discriminated": discriminates(r, W, args.tol)})
+                    "alignment_discriminated": common.discriminates(r, alternatives(W),
+                                                                    args.tol)})
                 any_ok = True
             else:
                 entry["refused"].append("%s: %s" % (form.name, r["reason"]))
@@ -542,14 +365,14 @@ def run_window(S, args, probes, results, skipped, l2_bytes, device):
         return
     log("window %d: R=%d copies x %.1f MB = %.0f MB of K/V, %d calls per graph"
         % (S, R, kv_bytes / 1e6, R * kv_bytes / 1e6, L))
-    kvs = [(random_bhsd(HKV, S, args.kv_layout, device),
-            random_bhsd(HKV, S, args.kv_layout, device)) for _ in range(R)]
+    kvs = [(common.random_bhsd(HKV, S, args.kv_layout, device),
+            common.random_bhsd(HKV, S, args.kv_layout, device)) for _ in range(R)]
     for W in args.widths:
         if W > S:
             for b in live:
                 skipped.append({"backend": b, "window": S, "width": W, "reason": "W > window"})
             continue
-        qs = [random_bhsd(HQ, W, args.kv_layout, device) for _ in range(R)]
+        qs = [common.random_bhsd(HQ, W, args.kv_layout, device) for _ in range(R)]
         ref = None
         if not args.no_check:
             ref = reference(qs[0], kvs[0][0], kvs[0][1], W, "bottom_right", torch.float32)
@@ -557,9 +380,7 @@ def run_window(S, args, probes, results, skipped, l2_bytes, device):
             try:
                 run_point(b, W, S, qs, kvs, ref, R, L, args, probes, results, skipped, device)
             except Exception as e:
-                reason = short_exc(e, 300)
-                log("    %s W=%d SKIP %s" % (b, W, reason))
-                log("".join(traceback.format_exc().splitlines(True)[-6:]))
+                reason = common.skip_reason("%s W=%d" % (b, W), e)
                 skipped.append({"backend": b, "window": S, "width": W, "reason": reason})
             finally:
                 torch.cuda.synchronize(device)
@@ -584,7 +405,7 @@ def run_point(backend, W, S, qs, kvs, ref, R, L, args, probes, results, skipped,
         ops = None
         try:
             ops, canon, info = prepare_form(form, backend, W, S, qs, kvs, device)
-            with pinned(backend):
+            with common.pinned(backend):
                 y = canon(ops[0]())
             torch.cuda.synchronize(device)
             err = max_err = None
@@ -595,14 +416,11 @@ def run_point(backend, W, S, qs, kvs, ref, R, L, args, probes, results, skipped,
                     continue
             del y
             samples, mode = common.time_rotating(
-                ops, L, args.replays, args.warmup, device, pin=lambda: pinned(backend),
+                ops, L, args.replays, args.warmup, device, pin=lambda: common.pinned(backend),
                 describe=lambda e: short_exc(e, 120), tolerate_sync_error=True)
         except Exception as e:
             tried.append("%s: %s" % (name, short_exc(e, 200)))
-            try:
-                torch.cuda.synchronize(device)
-            except Exception:
-                pass
+            common.sync_quietly(device)
             continue
         finally:
             del ops
@@ -651,76 +469,35 @@ def run_selftest(args, device):
     log("selftest: window %d, layout %s, planted keys; error = max |y - ref| / max |ref| "
         "against float64 references with bottom-right (br, the correct one), top-left (tl) "
         "and no (none) causal mask; tolerance %.3g" % (S, args.kv_layout, tol))
-    backends = []
-    for b in args.backends:
-        if not hasattr(SDPBackend, SDP_ENUM_NAMES[b]):
-            log("selftest: %s SKIPPED: SDPBackend.%s not in this torch" % (b, SDP_ENUM_NAMES[b]))
-            continue
-        backends.append(b)
+    backends = common.selftest_backends(args.backends)
     for W in args.selftest_widths:
         if W > S:
             log("selftest: W=%d > window %d, skipped" % (W, S))
             continue
-        q, k, v = planted_inputs(W, S, args.kv_layout, device)
+        q, k, v = common.planted_inputs(W, S, args.kv_layout, device)
         refs = {a: reference(q, k, v, W, a, torch.float64) for a in ALIGNMENTS}
         for b in backends:
             forms = candidate_forms(b, W)
             info_forms = [] if W == 1 else [Form("gqa", "is_causal")]
             trials = [(f, try_form(f, b, W, S, q, k, v, refs, tol, device))
                       for f in forms + info_forms]
-            reasons = {r["reason"] for _, r in trials}
-            if not any(r["ran"] for _, r in trials) and len(reasons) == 1:
-                # One line for a backend that refuses everything for the same reason.
-                log("%-9s W=%d %-18s %s" % (b, W, "(every one)", "refused: " + reasons.pop()))
-                quiet = True
-            else:
-                quiet = False
-            for form, r in trials:
-                informational = form.causal == "is_causal"
-                if r["ran"]:
-                    if informational:
-                        verdict = "info: behaves as %s" % r["best"]
-                    elif r["ok"]:
-                        verdict = "ok" if discriminates(r, W, tol) else \
-                            "ok (alignment not discriminated)"
-                    else:
-                        verdict = "WRONG (closest: %s)" % r["best"]
-                        wrong += 1
-                else:
-                    verdict = ("info: " if informational else "") + "refused: " + r["reason"]
-                if not informational:
-                    c = chosen.setdefault(b, {})
-                    if c.get(W) is None and r["ok"] and (form.kind != "expand" or args.allow_expand):
-                        c[W] = form.name
-                    c.setdefault(W, None)
+            judged, n_wrong = common.judge_trials(
+                trials, "%-9s W=%d" % (b, W), lambda f: f.causal == "is_causal",
+                alternatives(W), tol,
+                chosen.setdefault(b, {}), W, args.allow_expand)
+            wrong += n_wrong
+            for form, r, informational, verdict in judged:
                 rows.append({"backend": b, "width": W, "window": S, "formulation": form.name,
                              "ran": r["ran"], "ok": r["ok"], "informational": informational,
                              "max_rel_err": r["errs"], "norm_rel_err": r.get("norm_err"),
                              "verdict": verdict})
-                if not quiet:
-                    log("%-9s W=%d %-18s %s" % (b, W, form.name,
-                                                fmt_errs(r) + "  " + verdict[:240]))
         del q, k, v, refs
     log("")
     log("selftest summary (window %d, layout %s, tolerance %.3g):" % (S, args.kv_layout, tol))
-    for b in backends:
-        c = chosen.get(b, {})
-        log("  %-9s timed formulation per W: %s" % (b, ", ".join(
-            "W=%d %s" % (W, c.get(W) or "NONE") for W in sorted(c))))
-    if wrong:
-        log("selftest: %d formulation(s) ran but gave WRONG results" % wrong)
-    else:
-        log("selftest: every formulation that ran matched the bottom-right reference")
+    common.log_selftest_summary(backends, chosen, "W", lambda W: "W=%d" % W, True, wrong)
     doc = {"selftest": True, "window": S, "tol": tol, "rows": rows, "chosen": {
         b: {str(W): n for W, n in c.items()} for b, c in chosen.items()}, "wrong": wrong}
     return doc, (1 if wrong else 0)
-
-
-def fmt_errs(r):
-    if not r["ran"]:
-        return "%29s" % "-"
-    e = r["errs"]
-    return "err br %.1e tl %.1e none %.1e" % (e["bottom_right"], e["top_left"], e["none"])
 
 
 # ---------------- output ----------------
@@ -737,11 +514,10 @@ def table_cell(b, w, r):
 def print_table(doc):
     res = doc["results"]
     log("")
-    log("device %s | torch %s | cuda %s | cudnn %s | read %.0f GB/s | copy %.0f GB/s" % (
-        doc["device"], doc["torch"], doc["cuda"], doc.get("cudnn"),
+    log(common.env_text(doc) + " | read %.0f GB/s | copy %.0f GB/s" % (
         doc.get("read_bandwidth_gbs") or float("nan"),
         doc.get("copy_bandwidth_gbs") or float("nan")))
-    backends = [b for b in BACKENDS if any(r["backend"] == b for r in res)]
+    backends = common.backends_in(res)
     windows = sorted({r["window"] for r in res})
     for S in windows:
         by = {(r["backend"], r["width"]): r for r in res if r["window"] == S}
@@ -764,54 +540,21 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     bw_reps = common.resolve_replays(args)
 
-    global torch, F, SDPBackend, sdpa_kernel, causal_lower_right, BF16
-    try:
-        import torch as _torch
-        import torch.nn.functional as _F
-        from torch.nn.attention import SDPBackend as _SDPBackend, sdpa_kernel as _sdpa_kernel
-    except ImportError as e:
-        log("error: PyTorch (with torch.nn.attention.sdpa_kernel) is required: %s" % e)
+    global torch, causal_lower_right
+    imported = common.import_sdpa("W > 1 uses masks only")
+    if imported is None:
         return 2
-    torch, F, SDPBackend, sdpa_kernel = _torch, _F, _SDPBackend, _sdpa_kernel
-    BF16 = torch.bfloat16
-    try:
-        from torch.nn.attention.bias import causal_lower_right as _clr
-        causal_lower_right = _clr
-    except ImportError:
-        causal_lower_right = None
-        log("note: torch.nn.attention.bias.causal_lower_right missing: W > 1 uses masks only")
-
-    dev = torch.device(args.device)
-    if dev.type == "cuda":
-        if not torch.cuda.is_available():
-            log("error: no CUDA device visible to torch")
-            return 2
-        torch.cuda.set_device(dev)
-    elif not args.selftest:
-        log("error: timing needs a CUDA device (--device %s works only with --selftest)"
-            % args.device)
+    torch, causal_lower_right = imported
+    dev, cudnn_version = common.setup_device(args)
+    if dev is None:
         return 2
-    torch.manual_seed(args.seed)
-    if dev.type == "cuda":
-        torch.cuda.manual_seed_all(args.seed)
-    torch.set_grad_enabled(False)
-    # Full-precision float32 references (no TF32 in the reference matmuls).
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-
-    cudnn_version = None
-    try:
-        cudnn_version = torch.backends.cudnn.version()
-    except Exception:
-        pass
 
     if args.selftest:
         log("torch_attention_baselines --selftest: %s, torch %s, cudnn %s" % (
-            torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
-            torch.__version__, cudnn_version))
+            common.device_name(dev), torch.__version__, cudnn_version))
         doc, rc = run_selftest(args, dev)
-        doc.update({"device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
-                    "torch": torch.__version__, "cudnn": cudnn_version})
+        doc.update({"device": common.device_name(dev), "torch": torch.__version__,
+                    "cudnn": cudnn_version})
         if args.out:
             common.write_doc(doc, args.out)
         return rc
@@ -823,13 +566,12 @@ def main(argv=None):
 
     doc = common.device_doc(dev, [("cudnn", cudnn_version)])
     l2_bytes = doc["l2_bytes"]
-    doc["model"] = {
-        "q_heads": HQ, "kv_heads": HKV, "group": GROUP, "head_dim": HEAD_DIM,
-        "scale": SCALE, "dtype": "bfloat16",
-        "causal": "bottom-right: column i of W sees keys 0..=window-W+i",
-        "flops_per_call": "4 * W * 24 * window * 256",
-        "kv_bytes_per_call": "window * 4 * 256 * 2 (bf16) * 2 (K and V)",
-    }
+    doc["model"] = dict(
+        common.model_fields(),
+        causal="bottom-right: column i of W sees keys 0..=window-W+i",
+        flops_per_call="4 * W * 24 * window * 256",
+        kv_bytes_per_call="window * 4 * 256 * 2 (bf16) * 2 (K and V)",
+    )
     doc["config"] = {
         "windows": args.windows, "widths": args.widths, "backends": args.backends,
         "replays": args.replays, "warmup": args.warmup,
@@ -841,9 +583,7 @@ def main(argv=None):
         "timing": "CUDA graph of L calls rotating R K/V cache copies; us = median over "
                   "replays of replay time / L",
     }
-    log("torch_attention_baselines: %s (sm %s, %d SMs, L2 %.0f MB), torch %s, cuda %s, cudnn %s"
-        % (doc["device"], doc["capability"], doc["sm_count"], l2_bytes / 1e6,
-           doc["torch"], doc["cuda"], cudnn_version))
+    common.log_device("torch_attention_baselines", doc, cudnn_version)
     t0 = time.time()
 
     # Bandwidth first, on a quiet device.

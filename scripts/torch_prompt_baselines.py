@@ -69,22 +69,16 @@ formulation, note, ...; us/tflops/formulation are null when nothing could be tim
 """
 
 import argparse
-import math
 import os
 import sys
 import time
-import traceback
-import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import baselines_common as common  # noqa: E402  (shared with the other baseline scripts)
-from baselines_common import log  # noqa: E402
-
-HQ = 24          # query heads
-HKV = 4          # KV heads
-GROUP = HQ // HKV
-HEAD_DIM = 256
-SCALE = 1.0 / math.sqrt(HEAD_DIM)
+from baselines_common import log, short_exc, Unsupported  # noqa: E402
+# The model's shape and the backends, shared with torch_attention_baselines.py.
+from baselines_common import (  # noqa: E402
+    HQ, HKV, GROUP, HEAD_DIM, SCALE, BACKENDS, ALIGNMENTS, parse_backends)
 
 DEFAULT_CASES = (
     ("c1024@32K", 1024, 32768),
@@ -92,14 +86,6 @@ DEFAULT_CASES = (
     ("c16384@0", 16384, 16384),
 )
 DEFAULT_BACKENDS = "flash,cudnn"
-BACKENDS = ("flash", "cudnn", "efficient", "math")
-SDP_ENUM_NAMES = {
-    "flash": "FLASH_ATTENTION",
-    "cudnn": "CUDNN_ATTENTION",
-    "efficient": "EFFICIENT_ATTENTION",
-    "math": "MATH",
-}
-ALIGNMENTS = ("bottom_right", "top_left", "none")
 DEFAULT_SELFTEST_SHAPES = "100:300,200:200"
 DEFAULT_MIN_LAUNCHES = 4
 
@@ -109,18 +95,8 @@ DEFAULT_MIN_LAUNCHES = 4
 # --------------------------------------------------------------------------------------
 
 def parse_tokens(text, what):
-    """'1024', '32k' / '32K' (x 1024) -> int > 0."""
-    t = text.strip().lower()
-    mult = 1
-    if t.endswith("k"):
-        t, mult = t[:-1], 1024
-    try:
-        v = int(t) * mult
-    except ValueError:
-        raise argparse.ArgumentTypeError("%s %r is not an integer" % (what, text))
-    if v <= 0:
-        raise argparse.ArgumentTypeError("%s %r must be positive" % (what, text))
-    return v
+    """'1024', '32k' / '32K' (x 1024) -> int > 0 (errors quote the text as given)."""
+    return common.parse_count(text, what, shown=text)
 
 
 def check_shape(name, C, S):
@@ -147,17 +123,6 @@ def parse_case_names(text):
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
         raise argparse.ArgumentTypeError("no cases given")
-    return list(dict.fromkeys(names))
-
-
-def parse_backends(text):
-    names = [s.strip().lower() for s in text.split(",") if s.strip()]
-    for n in names:
-        if n not in BACKENDS:
-            raise argparse.ArgumentTypeError(
-                "unknown backend %r (choose from %s)" % (n, ", ".join(BACKENDS)))
-    if not names:
-        raise argparse.ArgumentTypeError("no backends given")
     return list(dict.fromkeys(names))
 
 
@@ -287,34 +252,8 @@ def selected_cases(args):
 # --------------------------------------------------------------------------------------
 
 torch = None        # set in main()
-F = None
-SDPBackend = None
-sdpa_kernel = None
 causal_lower_right = None
 BF16 = None
-
-
-def short_exc(e, n=240):
-    s = str(e).strip()
-    first = s.splitlines()[0] if s else ""
-    return ("%s: %s" % (type(e).__name__, first[:n])) if first else type(e).__name__
-
-
-def warning_reasons(wlist, n=3, width=160):
-    """The useful lines of the warnings SDPA emits when a pinned backend is refused."""
-    out = []
-    for w in wlist:
-        msg = " ".join(str(w.message).split()).split(" (Triggered internally")[0]
-        low = msg.lower()
-        if not msg or "runtime disabled" in low or low.endswith("because:") or "numpy" in low:
-            continue
-        if msg[:width] not in out:
-            out.append(msg[:width])
-    return out[:n]
-
-
-class Unsupported(Exception):
-    pass
 
 
 def pairs_of(C, S):
@@ -334,22 +273,8 @@ def bytes_of(C, S):
 
 # ---------------- formulations ----------------
 
-class Form:
+class Form(common.Form):
     """kind: gqa | expand; causal: is_causal | lower_right | mask."""
-
-    def __init__(self, kind, causal):
-        self.kind = kind
-        self.causal = causal
-
-    @property
-    def name(self):
-        return "%s+%s" % (self.kind, self.causal)
-
-    @property
-    def short(self):
-        k = {"gqa": "g", "expand": "x"}[self.kind]
-        c = {"lower_right": "+lr", "mask": "+m", "is_causal": "+ic"}[self.causal]
-        return k + c
 
     def describe(self, backend, C, S):
         kind = {
@@ -362,13 +287,9 @@ class Form:
             c = ("is_causal=True (square: upper-left = bottom-right)" if C == S else
                  "is_causal=True (SDPA: upper-left alignment when q_len != kv_len)")
         elif self.causal == "lower_right":
-            if backend == "flash":
-                c = "causal_lower_right(C, len) -> FLASH native causal (bottom-right)"
-            elif backend == "efficient":
-                c = "causal_lower_right(C, len) -> EFFICIENT lower-right mask type"
-            else:
-                c = ("causal_lower_right(C, len), materialized by CausalBias to a [C, len] "
-                     "bool mask on every call (inside the timed graph)")
+            c = common.lower_right_text(backend, "C, len",
+                                        "materialized by CausalBias to a [C, len] bool mask "
+                                        "on every call (inside the timed graph)")
         else:
             c = "additive bf16 mask [1,1,%d,%d] (0/-inf, bottom-right), built once" % (C, S)
         return "%s; %s" % (kind, c)
@@ -389,24 +310,6 @@ def forms_for(backend, C, S, args):
                            mask_first=(backend == "cudnn" and args.cudnn_mask_first))
 
 
-def additive_mask(C, S, device):
-    """[1, 1, C, S] bf16: 0 where key j is visible to row i (j <= S - C + i), -inf
-    elsewhere. Built row block by row block (no C x S int64 temporaries)."""
-    m = torch.zeros(C, S, dtype=BF16, device=device)
-    j = torch.arange(S, device=device).view(1, S)
-    step = max(1, (1 << 26) // max(1, S))
-    for r0 in range(0, C, step):
-        r1 = min(C, r0 + step)
-        i = torch.arange(r0, r1, device=device).view(-1, 1)
-        m[r0:r1].masked_fill_(j > (S - C) + i, float("-inf"))
-    return m.view(1, 1, C, S)
-
-
-def pinned(backend):
-    """Context manager that leaves only `backend` enabled for SDPA."""
-    return sdpa_kernel([getattr(SDPBackend, SDP_ENUM_NAMES[backend])])
-
-
 def prepare_form(form, C, S, copies, device):
     """Bind a formulation to its inputs. copies: list of (q [1,24,C,256], k, v [1,4,S,256]).
     Returns (ops, info): ops[i]() runs copy i and returns the [1,24,C,256] output; info
@@ -422,7 +325,7 @@ def prepare_form(form, C, S, copies, device):
             raise Unsupported("torch.nn.attention.bias.causal_lower_right not in this torch")
         attn_mask = causal_lower_right(C, S)
     elif form.causal == "mask":
-        attn_mask = additive_mask(C, S, device)
+        attn_mask = common.additive_causal_mask(C, S, device)
         info["mask_bytes"] = attn_mask.numel() * attn_mask.element_size()
     else:
         raise ValueError(form.causal)
@@ -439,54 +342,10 @@ def prepare_form(form, C, S, copies, device):
         raise ValueError(form.kind)
     if is_causal:
         kwargs["is_causal"] = True
-
-    def make(q, k, v):
-        if attn_mask is None:
-            def op():
-                return F.scaled_dot_product_attention(q, k, v, **kwargs)
-        else:
-            def op():
-                # positional, as documented for CausalBias
-                return F.scaled_dot_product_attention(q, k, v, attn_mask, **kwargs)
-        return op
-
-    return [make(q, k, v) for q, k, v in inputs], info
+    return common.sdpa_ops(inputs, attn_mask, kwargs), info
 
 
 # ---------------- inputs and references ----------------
-
-def in_layout(t_bhsd, layout):
-    """t: [1, H, L, D] float; returns bf16 [1, H, L, D] in the requested memory layout."""
-    if layout == "bhsd":
-        return t_bhsd.to(BF16).contiguous()
-    return t_bhsd.transpose(1, 2).contiguous().to(BF16).transpose(1, 2)
-
-
-def random_bhsd(heads, length, layout, device):
-    if layout == "bhsd":
-        return torch.randn(1, heads, length, HEAD_DIM, device=device, dtype=BF16)
-    return torch.randn(1, length, heads, HEAD_DIM, device=device, dtype=BF16).transpose(1, 2)
-
-
-def planted_inputs(C, S, layout, device):
-    """q, k, v where the chunk's own keys (the cache's last C tokens) carry about as much
-    softmax weight each as all the older keys together: q has a component a*e_kv and those
-    keys are a*e_kv + noise, with a^2/16 = ln S. Row i then weighs the i+1 chunk keys it
-    sees (bottom-right), none of them (top-left, i < pos) or all C (no mask), and the
-    three alignments give clearly different outputs."""
-    L = math.log(max(S, 2))
-    a = math.sqrt(16.0 * L)
-    pos = S - C
-    e = torch.randn(HKV, HEAD_DIM, device=device)
-    e = e / e.norm(dim=-1, keepdim=True)
-    q = torch.randn(1, HQ, C, HEAD_DIM, device=device)
-    q += a * e.repeat_interleave(GROUP, dim=0).view(1, HQ, 1, HEAD_DIM)
-    k = torch.randn(1, HKV, S, HEAD_DIM, device=device)
-    k[0, :, pos:, :] = a * e.view(HKV, 1, HEAD_DIM) \
-        + 0.25 * torch.randn(HKV, C, HEAD_DIM, device=device)
-    v = torch.randn(1, HKV, S, HEAD_DIM, device=device)
-    return in_layout(q, layout), in_layout(k, layout), in_layout(v, layout)
-
 
 def check_rows(C, n):
     """Up to n query rows, evenly spaced, the first and the last included (sorted)."""
@@ -500,32 +359,9 @@ def check_rows(C, n):
 
 def reference_rows(q, k, v, rows, pos, align, dtype):
     """Attention of the query rows `rows` (a list of ints) of q [1,24,C,D] over k, v
-    [1,4,S,D] in `dtype`, one KV head at a time (scores [6, len(rows), S]); query head h on
-    KV head h // 6; align: bottom_right (row i sees keys 0..=pos+i), top_left (0..=i) or
-    none. Returns [24, len(rows), D]."""
-    S = k.shape[2]
-    dev = q.device
-    ri = torch.tensor(rows, device=dev, dtype=torch.long)
-    j = torch.arange(S, device=dev).view(1, S)
-    if align == "bottom_right":
-        visible = j <= (pos + ri).view(-1, 1)
-    elif align == "top_left":
-        visible = j <= ri.view(-1, 1)
-    elif align == "none":
-        visible = None
-    else:
-        raise ValueError(align)
-    out = torch.empty(HQ, len(rows), HEAD_DIM, dtype=dtype, device=dev)
-    for h in range(HKV):
-        kh = k[0, h].to(dtype)                                       # [S, D]
-        vh = v[0, h].to(dtype)
-        qh = q[0, h * GROUP:(h + 1) * GROUP].index_select(1, ri).to(dtype)  # [6, n, D]
-        s = torch.matmul(qh, kh.t()) * SCALE                         # [6, n, S]
-        if visible is not None:
-            s.masked_fill_(~visible, float("-inf"))
-        out[h * GROUP:(h + 1) * GROUP] = torch.matmul(torch.softmax(s, dim=-1), vh)
-        del kh, vh, qh, s
-    return out
+    [1,4,S,D] in `dtype` (common.reference_attention); align: bottom_right (row i sees
+    keys 0..=pos+i), top_left (0..=i) or none. Returns [24, len(rows), D]."""
+    return common.reference_attention(q, k, v, pos, align, dtype, rows=rows)
 
 
 def naive_row(q, k, v, head, row, pos):
@@ -563,25 +399,11 @@ def block_errors(y, ref, rows, block):
     return worst, total, maxrel
 
 
-def sync(device):
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def run_once(form, backend, C, S, copies, device):
-    """(y, ops, info) from one eager call of copy 0, or raises with the reason (and the
-    warnings SDPA gave when it refused the pinned backend)."""
-    with warnings.catch_warnings(record=True) as wlist:
-        warnings.simplefilter("always")
-        try:
-            ops, info = prepare_form(form, C, S, copies, device)
-            with pinned(backend):
-                y = ops[0]()
-            sync(device)
-        except Exception as e:
-            reasons = warning_reasons(wlist)
-            raise Unsupported(short_exc(e) + (" [" + " | ".join(reasons) + "]"
-                                              if reasons else ""))
+    """(y, ops, info) from one eager call of copy 0, or raises Unsupported with the reason
+    (and the warnings SDPA gave when it refused the pinned backend)."""
+    y, (ops, info) = common.first_call(lambda: prepare_form(form, C, S, copies, device),
+                                       backend, device)
     return y, ops, info
 
 
@@ -596,22 +418,22 @@ def run_case(case, args, results, skipped, l2_bytes, device):
     L = common.launches_for(R, args.min_launches)
     log("case %s: C=%d len=%d pos=%d, %.3f TFLOP per call, R=%d copies x %.1f MB, "
         "%d calls per graph" % (name, C, S, pos, flops_of(C, S) / 1e12, R, nbytes / 1e6, L))
-    copies = [(random_bhsd(HQ, C, args.layout, device),
-               random_bhsd(HKV, S, args.layout, device),
-               random_bhsd(HKV, S, args.layout, device)) for _ in range(R)]
+    copies = [(common.random_bhsd(HQ, C, args.layout, device),
+               common.random_bhsd(HKV, S, args.layout, device),
+               common.random_bhsd(HKV, S, args.layout, device)) for _ in range(R)]
     rows = check_rows(C, args.check_rows)
     ref = None
     if not args.no_check:
         q0, k0, v0 = copies[0]
         ref = reference_rows(q0, k0, v0, rows, pos, "bottom_right", torch.float32)
-        sync(device)
+        common.sync(device)
     for b in args.backends:
         base = {"op": "sdpa_prompt", "case": name, "backend": b, "C": C, "chunk": C,
                 "len": S, "pos": pos, "pairs": pairs_of(C, S), "flops": flops_of(C, S),
                 "us": None, "tflops": None, "formulation": None, "note": None,
                 "layout": args.layout}
-        if not hasattr(SDPBackend, SDP_ENUM_NAMES[b]):
-            reason = "SDPBackend.%s not in this torch" % SDP_ENUM_NAMES[b]
+        reason = common.missing_backend(b)
+        if reason:
             base["note"] = reason
             results.append(base)
             skipped.append({"case": name, "backend": b, "reason": reason})
@@ -620,17 +442,12 @@ def run_case(case, args, results, skipped, l2_bytes, device):
         try:
             run_point(b, case, copies, rows, ref, R, L, args, base, results, skipped, device)
         except Exception as e:
-            reason = short_exc(e, 300)
-            log("    %-9s SKIP %s" % (b, reason))
-            log("".join(traceback.format_exc().splitlines(True)[-6:]))
+            reason = common.skip_reason("%-9s" % b, e)
             base["note"] = reason
             results.append(base)
             skipped.append({"case": name, "backend": b, "reason": reason})
         finally:
-            try:
-                torch.cuda.synchronize(device)
-            except Exception:
-                pass
+            common.sync_quietly(device)
             torch.cuda.empty_cache()
     del copies, ref
     torch.cuda.synchronize(device)
@@ -667,15 +484,12 @@ def run_point(backend, case, copies, rows, ref, R, L, args, base, results, skipp
                                                  " and matches (err %.1e)" % err))
                 continue
             samples, mode = common.time_rotating(
-                ops, L, args.replays, args.warmup, device, pin=lambda: pinned(backend),
+                ops, L, args.replays, args.warmup, device, pin=lambda: common.pinned(backend),
                 describe=lambda e: short_exc(e, 120), tolerate_sync_error=True)
         except Exception as e:
             tried.append("%s: %s" % (form.name, str(e)[:300] if isinstance(e, Unsupported)
                                      else short_exc(e, 300)))
-            try:
-                torch.cuda.synchronize(device)
-            except Exception:
-                pass
+            common.sync_quietly(device)
             continue
         finally:
             del ops, y
@@ -732,44 +546,20 @@ def merged_reasons(tried):
 def try_form(form, backend, C, S, q, k, v, refs, rows, args, device):
     """Run one formulation once on (q, k, v) and compare with refs {align: tensor}.
     Returns a dict: ran, ok, reason, errs {align: max block rel L2 err}, maxrel, best."""
-    res = {"form": form.name, "ran": False, "ok": False, "reason": "", "errs": {}}
-    try:
-        y, ops, _ = run_once(form, backend, C, S, [(q, k, v)], device)
-        del ops
-    except Exception as e:  # refused (no kernel, shape, mask, ...) or failed
-        res["reason"] = str(e) if isinstance(e, Unsupported) else short_exc(e)
-        try:
-            sync(device)
-        except Exception:
-            pass
-        return res
-    res["ran"] = True
-    for align, ref in refs.items():
-        res["errs"][align] = block_errors(y, ref, rows, args.check_block)[0]
-    res["maxrel"] = block_errors(y, refs["bottom_right"], rows, args.check_block)[2]
-    e_br = res["errs"]["bottom_right"]
-    res["best"] = min(res["errs"], key=lambda a: res["errs"][a])
-    res["ok"] = e_br <= args.tol
-    if not res["ok"]:
-        res["reason"] = "wrong result: rel L2 err %.3g vs bottom-right (closest: %s %.3g)" % (
-            e_br, res["best"], res["errs"][res["best"]])
-    del y
+    res, y = common.try_form(
+        form, lambda: prepare_form(form, C, S, [(q, k, v)], device), backend, device, refs,
+        lambda y, ref: block_errors(y, ref, rows, args.check_block)[0], args.tol,
+        "rel L2 err")
+    if y is not None:
+        res["maxrel"] = block_errors(y, refs["bottom_right"], rows, args.check_block)[2]
+        del y
     return res
 
 
-def discriminates(res, C, S, tol):
-    """Would a wrong alignment have been caught? (the alternatives differ by >> tol;
-    top-left is the same as bottom-right when C == len, no mask when C == 1)"""
-    names = (() if C == S else ("top_left",)) + (("none",) if C > 1 else ())
-    alts = [res["errs"][a] for a in names if a in res["errs"]]
-    return bool(alts) and min(alts) > 5 * tol
-
-
-def fmt_errs(r):
-    if not r["ran"]:
-        return "%29s" % "-"
-    e = r["errs"]
-    return "err br %.1e tl %.1e none %.1e" % (e["bottom_right"], e["top_left"], e["none"])
+def alternatives(C, S):
+    """The wrong alignments a shape can tell apart from bottom-right: top-left is the same
+    when C == len, no mask when C == 1."""
+    return (() if C == S else ("top_left",)) + (("none",) if C > 1 else ())
 
 
 def run_selftest(args, device):
@@ -781,16 +571,11 @@ def run_selftest(args, device):
         "of %d rows against float64 references with bottom-right (br, the correct one), "
         "top-left (tl) and no (none) causal mask; tolerance %.3g"
         % (args.layout, args.check_block, tol))
-    backends = []
-    for b in args.backends:
-        if not hasattr(SDPBackend, SDP_ENUM_NAMES[b]):
-            log("selftest: %s SKIPPED: SDPBackend.%s not in this torch" % (b, SDP_ENUM_NAMES[b]))
-            continue
-        backends.append(b)
+    backends = common.selftest_backends(args.backends)
     ref_bad = 0
     for shape, C, S in args.selftest_shapes:
         pos = S - C
-        q, k, v = planted_inputs(C, S, args.layout, device)
+        q, k, v = common.planted_inputs(C, S, args.layout, device)
         rows = list(range(C))
         refs = {a: reference_rows(q, k, v, rows, pos, a, torch.float64) for a in ALIGNMENTS}
         # The reference itself against the obvious per-row computation, and the row-subset
@@ -815,50 +600,20 @@ def run_selftest(args, device):
             info_forms = [] if C == S else [Form("gqa", "is_causal")]
             trials = [(f, try_form(f, b, C, S, q, k, v, refs, rows, args, device))
                       for f in forms + info_forms]
-            reasons = {r["reason"] for _, r in trials}
-            quiet = False
-            if not any(r["ran"] for _, r in trials) and len(reasons) == 1:
-                log("  %-9s %-18s %s" % (b, "(every one)", "refused: " + reasons.pop()))
-                quiet = True
-            for form, r in trials:
-                informational = form.causal == "is_causal" and C != S
-                if r["ran"]:
-                    if informational:
-                        verdict = "info: behaves as %s" % r["best"]
-                    elif r["ok"]:
-                        verdict = "ok" if discriminates(r, C, S, tol) else \
-                            "ok (alignment not discriminated)"
-                    else:
-                        verdict = "WRONG (closest: %s)" % r["best"]
-                        wrong += 1
-                else:
-                    verdict = ("info: " if informational else "") + "refused: " + r["reason"]
-                if not informational:
-                    c = chosen.setdefault(b, {})
-                    if c.get(shape) is None and r["ok"] and \
-                            (form.kind != "expand" or args.allow_expand):
-                        c[shape] = form.name
-                    c.setdefault(shape, None)
+            judged, n_wrong = common.judge_trials(
+                trials, "  %-9s" % b, lambda f: f.causal == "is_causal" and C != S,
+                alternatives(C, S), tol, chosen.setdefault(b, {}), shape, args.allow_expand)
+            wrong += n_wrong
+            for form, r, informational, verdict in judged:
                 rows_out.append({
                     "backend": b, "shape": shape, "chunk": C, "len": S, "pos": pos,
                     "formulation": form.name, "ran": r["ran"], "ok": r["ok"],
                     "informational": informational, "rel_err": r["errs"],
                     "max_rel_err": r.get("maxrel"), "verdict": verdict})
-                if not quiet:
-                    log("  %-9s %-18s %s" % (b, form.name, fmt_errs(r) + "  " + verdict[:240]))
         del q, k, v, refs
     log("")
     log("selftest summary (layout %s, tolerance %.3g):" % (args.layout, tol))
-    for b in backends:
-        c = chosen.get(b, {})
-        log("  %-9s timed formulation per shape: %s" % (b, ", ".join(
-            "%s %s" % (s, c.get(s) or "NONE") for s in c)))
-    if ref_bad:
-        log("selftest: the reference computation itself is WRONG on %d shape(s)" % ref_bad)
-    if wrong:
-        log("selftest: %d formulation(s) ran but gave WRONG results" % wrong)
-    elif not ref_bad:
-        log("selftest: every formulation that ran matched the bottom-right reference")
+    common.log_selftest_summary(backends, chosen, "shape", str, False, wrong, ref_bad)
     doc = {"selftest": True, "tol": tol, "rows": rows_out, "chosen": chosen,
            "wrong": wrong, "reference_wrong": ref_bad}
     return doc, (1 if (wrong or ref_bad) else 0)
@@ -883,10 +638,9 @@ def measure_peak(device, reps):
 def print_table(doc):
     res = doc["results"]
     log("")
-    log("device %s | torch %s | cuda %s | cudnn %s | dense bf16 matmul %s TFLOP/s" % (
-        doc["device"], doc["torch"], doc["cuda"], doc.get("cudnn"),
+    log(common.env_text(doc) + " | dense bf16 matmul %s TFLOP/s" % (
         "%.0f" % doc["peak_bf16_tflops"] if doc.get("peak_bf16_tflops") else "-"))
-    backends = [b for b in BACKENDS if any(r["backend"] == b for r in res)]
+    backends = common.backends_in(res)
     cases = []
     for r in res:
         if r["case"] not in [c[0] for c in cases]:
@@ -924,22 +678,12 @@ def main(argv=None):
         log("error: no cases selected")
         return 2
 
-    global torch, F, SDPBackend, sdpa_kernel, causal_lower_right, BF16
-    try:
-        import torch as _torch
-        import torch.nn.functional as _F
-        from torch.nn.attention import SDPBackend as _SDPBackend, sdpa_kernel as _sdpa_kernel
-    except ImportError as e:
-        log("error: PyTorch (with torch.nn.attention.sdpa_kernel) is required: %s" % e)
+    global torch, causal_lower_right, BF16
+    imported = common.import_sdpa("C < len uses masks only")
+    if imported is None:
         return 2
-    torch, F, SDPBackend, sdpa_kernel = _torch, _F, _SDPBackend, _sdpa_kernel
+    torch, causal_lower_right = imported
     BF16 = torch.bfloat16
-    try:
-        from torch.nn.attention.bias import causal_lower_right as _clr
-        causal_lower_right = _clr
-    except ImportError:
-        causal_lower_right = None
-        log("note: torch.nn.attention.bias.causal_lower_right missing: C < len uses masks only")
 
     if args.flash_impl:
         try:
@@ -951,30 +695,10 @@ def main(argv=None):
             return 2
         log("flash attention impl %s activated" % args.flash_impl)
 
-    dev = torch.device(args.device)
-    if dev.type == "cuda":
-        if not torch.cuda.is_available():
-            log("error: no CUDA device visible to torch")
-            return 2
-        torch.cuda.set_device(dev)
-    elif not args.selftest:
-        log("error: timing needs a CUDA device (--device %s works only with --selftest)"
-            % args.device)
+    dev, cudnn_version = common.setup_device(args)
+    if dev is None:
         return 2
-    torch.manual_seed(args.seed)
-    if dev.type == "cuda":
-        torch.cuda.manual_seed_all(args.seed)
-    torch.set_grad_enabled(False)
-    # Full-precision float32 references (no TF32 in the reference matmuls).
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-
-    cudnn_version = None
-    try:
-        cudnn_version = torch.backends.cudnn.version()
-    except Exception:
-        pass
-    dev_name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
+    dev_name = common.device_name(dev)
 
     if args.selftest:
         log("torch_prompt_baselines --selftest: %s, torch %s, cudnn %s" % (
@@ -992,14 +716,12 @@ def main(argv=None):
     l2_bytes = doc["l2_bytes"]
     doc["flash_impl"] = args.flash_impl or "default"
     doc["python"] = sys.version.split()[0]
-    doc["model"] = {
-        "q_heads": HQ, "kv_heads": HKV, "group": GROUP, "head_dim": HEAD_DIM,
-        "scale": SCALE, "dtype": "bfloat16", "batch": 1,
-        "causal": "bottom-right: row i of the chunk (C rows) sees keys 0..=pos+i, "
-                  "len = pos + C",
-        "pairs_per_call": "C*pos + C*(C+1)/2",
-        "flops_per_call": "4 * 24 * 256 * pairs",
-    }
+    doc["model"] = dict(
+        common.model_fields(), batch=1,
+        causal="bottom-right: row i of the chunk (C rows) sees keys 0..=pos+i, len = pos + C",
+        pairs_per_call="C*pos + C*(C+1)/2",
+        flops_per_call="4 * 24 * 256 * pairs",
+    )
     doc["config"] = {
         "cases": [{"case": n, "chunk": c, "len": s, "pos": s - c} for n, c, s in cases],
         "backends": args.backends, "replays": args.replays, "warmup": args.warmup,
@@ -1011,9 +733,7 @@ def main(argv=None):
         "timing": "CUDA graph of L calls rotating R copies of (q, K, V); us = median over "
                   "replays of replay time / L",
     }
-    log("torch_prompt_baselines: %s (sm %s, %d SMs, L2 %.0f MB), torch %s, cuda %s, cudnn %s"
-        % (doc["device"], doc["capability"], doc["sm_count"], l2_bytes / 1e6,
-           doc["torch"], doc["cuda"], cudnn_version))
+    common.log_device("torch_prompt_baselines", doc, cudnn_version)
     t0 = time.time()
 
     doc["peak_bf16_tflops"] = None
@@ -1036,7 +756,7 @@ def main(argv=None):
         except Exception as e:  # e.g. out of memory for the input copies
             reason = short_exc(e, 300)
             log("case %s SKIPPED: %s" % (case[0], reason))
-            log("".join(traceback.format_exc().splitlines(True)[-6:]))
+            log(common.traceback_tail())
             name, C, S = case
             for b in args.backends:
                 if any(r["case"] == name and r["backend"] == b for r in results):
@@ -1047,10 +767,7 @@ def main(argv=None):
                     "us": None, "tflops": None, "formulation": None,
                     "note": "case failed: " + reason, "layout": args.layout})
                 skipped.append({"case": name, "backend": b, "reason": reason})
-            try:
-                torch.cuda.synchronize(dev)
-            except Exception:
-                pass
+            common.sync_quietly(dev)
             torch.cuda.empty_cache()
     return common.finish(doc, results, skipped, t0, args.out, print_table)
 
