@@ -101,52 +101,22 @@ fn reference_columns(
 /// Unit roundoff of FP16 (round to nearest).
 const FP16_UNIT_ROUNDOFF: f64 = 1.0 / 2048.0;
 
-/// One output row of an FP16 P.V route against the f64 reference: the row's relative L2
-/// error within `ROW_TOLERANCE` as for every route, and each element within
-/// `ELEMENT_TOLERANCE` x (|want| + row RMS) plus 4 u x `magnitude` (u = 2^-11,
-/// `magnitude` = sum_j p_j |v_j| / l): every FP16 partial sum rounds at most at its own
-/// magnitude, each product takes part in at most two such roundings, and a factor 2 of
-/// margin. An attention output averages values of both signs, so on a channel whose V
-/// runs several times the RMS (the checked cache plants two at 6x) FP16 accumulation
-/// alone can exceed 1 % of the output element, which FP32 accumulation never does.
+/// One output row of an FP16 P.V route against the f64 reference: `compare_rows` (row L2
+/// within `ROW_TOLERANCE`, each element within `ELEMENT_TOLERANCE` x (|want| + row RMS))
+/// plus 4 u x `magnitude` per element (u = 2^-11, `magnitude` = sum_j p_j |v_j| / l):
+/// every FP16 partial sum rounds at most at its own magnitude, each product takes part in
+/// at most two such roundings, and a factor 2 of margin. An attention output averages
+/// values of both signs, so on a channel whose V runs several times the RMS (the checked
+/// cache plants two at 6x) FP16 accumulation alone can exceed 1 % of the output element,
+/// which FP32 accumulation never does.
 fn compare_fp16_accumulated(
     got: &[bf16],
     want: &[f64],
     magnitude: &[f64],
 ) -> (f64, Option<String>) {
-    let n = want.len() as f64;
-    let norm = want.iter().map(|v| v * v).sum::<f64>().sqrt();
-    let rms = norm / n.sqrt();
-    let mut err2 = 0.0;
-    for (i, ((g, w), m)) in got.iter().zip(want).zip(magnitude).enumerate() {
-        let g = g.to_f64();
-        if !g.is_finite() {
-            return (
-                f64::INFINITY,
-                Some(format!("col {i} is {g} (unwritten or overflow)")),
-            );
-        }
-        let d = (g - w).abs();
-        let bound =
-            crate::check::ELEMENT_TOLERANCE * (w.abs() + rms) + 4.0 * FP16_UNIT_ROUNDOFF * m;
-        if d > bound {
-            return (
-                f64::INFINITY,
-                Some(format!("col {i}: got {g}, want {w:.6} (bound {bound:.2e})")),
-            );
-        }
-        err2 += d * d;
-    }
-    let rel = err2.sqrt() / norm.max(1e-30);
-    (
-        rel,
-        (rel > crate::check::ROW_TOLERANCE).then(|| {
-            format!(
-                "relative error {rel:.2e} over {:.0e}",
-                crate::check::ROW_TOLERANCE
-            )
-        }),
-    )
+    crate::check::compare_rows_with(got, want, want.len(), 1, 1, |i| {
+        4.0 * FP16_UNIT_ROUNDOFF * magnitude[i]
+    })
 }
 
 /// Whether a launch of `route` on a `(len, chunk)` case splits its key ranges on this GPU
