@@ -5,7 +5,7 @@
 use crate::catalog::CatalogView;
 use crate::device::{parse_compute_capability, DeviceIdentity};
 use crate::ops::attn_prompt::launch as prompt_launch;
-use crate::ops::attn_prompt::route::{self, PromptKernel, PromptRoute};
+use crate::ops::attn_prompt::route::PromptRoute;
 use crate::ops::prefill_chunk;
 use crate::profile::explain::{self, Context};
 use crate::profile::format::{FileState, ProfileFile};
@@ -142,22 +142,7 @@ fn prefill_line(
     o: &EnvOverrides,
     requested: usize,
 ) -> Prefill {
-    let table = RouteTable::new(resolved);
-    let on =
-        |key: &str, env: Option<bool>| env.unwrap_or_else(|| table.schedule(key, 1) == Some("on"));
-    let fast = on(route::FAST_KEY, o.prompt_fast) || route::fast_kernel_forced();
-    let route = PromptRoute {
-        kernel: if fast {
-            PromptKernel::Fast
-        } else {
-            PromptKernel::Standard
-        },
-        pack_gqa: on(route::PACK_GQA_KEY, o.prompt_pack_gqa),
-        pv_f16: on(
-            crate::ops::attn_i8_small::switches::PV_F16_KEY,
-            o.prompt_pv_f16,
-        ),
-    };
+    let route = PromptRoute::selected(&RouteTable::new(resolved), o);
     // one CTA per SM: the kernels' launch bounds and shared memory allow no more
     let grid = prompt_launch::prompt_grid(&route, 1);
     let sms = resolved.identity.multiprocessors as usize;

@@ -13,7 +13,7 @@ pub const PARALLEL_TILES_KEY: &str = "attn_parallel_tiles";
 
 /// A switch is on when its environment override says so, else when device 0's installed
 /// route (the compiled one without a profile) names `"on"`.
-pub(crate) fn switch_on(key: &str, env: impl Fn(&EnvOverrides) -> Option<bool>) -> bool {
+fn switch_on(key: &str, env: impl Fn(&EnvOverrides) -> Option<bool>) -> bool {
     if let Some(v) = overrides::get().ok().and_then(env) {
         return v;
     }

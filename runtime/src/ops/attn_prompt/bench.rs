@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use super::launch::{attend_prompt, causal_flops, PromptWorkspace};
-use super::route::{PromptKernel, PromptRoute};
+use super::route::PromptRoute;
 use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
 use crate::ops::attn_i8_small::launch::CacheView;
@@ -195,20 +195,17 @@ pub fn print_table(rows: &[PromptBenchRow]) {
         "case", "format", "route", "µs", "TFLOP/s"
     );
     for r in rows {
-        let route = PromptRoute {
-            kernel: if r.kernel == super::route::FAST_MODULE {
-                PromptKernel::Fast
-            } else {
-                PromptKernel::Standard
-            },
-            pack_gqa: r.pack_gqa,
-            pv_f16: r.pv_f16,
-        };
+        let route = format!(
+            "{}{}{}",
+            r.kernel,
+            if r.pack_gqa { " pack_gqa" } else { "" },
+            if r.pv_f16 { " pv_f16" } else { "" }
+        );
         println!(
             "{:<12} {:<6} {:<34} {:>10.1} {:>8.1}{}",
             r.case,
             r.format,
-            route.label(),
+            route,
             r.us,
             r.tflops,
             if r.installed { "  (installed)" } else { "" }

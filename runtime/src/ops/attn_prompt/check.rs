@@ -129,14 +129,8 @@ fn splits_here(
     chunk: usize,
 ) -> anyhow::Result<bool> {
     let resident = super::launch::resident_per_sm(gpu, route, format)?;
-    let grid = super::launch::prompt_grid(route, resident);
-    let wave = gpu.info.identity.multiprocessors as usize * resident;
-    let pos = len - chunk;
-    Ok(super::launch::choose_splits(
-        grid.ctas(chunk),
-        wave,
-        (pos + 1).div_ceil(crate::ops::kv::PAGE_TOKENS),
-    ) > 1)
+    let sms = gpu.info.identity.multiprocessors as usize;
+    Ok(super::launch::launch_splits(sms, resident, route, len, chunk) > 1)
 }
 
 /// Every route of every format (or those whose key starts with `only`).

@@ -14,7 +14,7 @@ use anyhow::{ensure, Context as _};
 use cudarc::driver::{CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
 use half::bf16;
 
-use super::route::{PromptKernel, PromptRoute};
+use super::route::PromptRoute;
 use crate::gpu::Gpu;
 use crate::ops::attn_i8_small::launch::CacheView;
 use crate::ops::kv::format::KvFormat;
@@ -111,6 +111,25 @@ pub fn choose_splits(ctas: usize, wave: usize, shortest_tiles: usize) -> usize {
     }
 }
 
+/// The key-range splits a launch of `route` on a chunk of `chunk` tokens ending at token
+/// `len - 1` takes on `sms` SMs fitting `resident` of its CTAs each, given room for them
+/// in the workspace ([`choose_splits`] on the launch's grid; the first row tile's keys
+/// bound every tile's from below).
+pub fn launch_splits(
+    sms: usize,
+    resident: usize,
+    route: &PromptRoute,
+    len: usize,
+    chunk: usize,
+) -> usize {
+    let grid = prompt_grid(route, resident);
+    choose_splits(
+        grid.ctas(chunk),
+        sms * grid.resident_per_sm,
+        (len - chunk + 1).div_ceil(PAGE_TOKENS),
+    )
+}
+
 /// Split-KV partials of the prompt kernels: unnormalized O (fp32) and (max, sum) per
 /// output row and split. Allocated up front (no allocation inside graph capture); a
 /// launch splits only as far as it fits.
@@ -172,9 +191,8 @@ pub fn attend_prompt(
     let heads = if route.pack_gqa { KV_HEADS } else { Q_HEADS };
     let row_tiles = rows.div_ceil(rows_per_cta(route));
     let pos = cache.len - chunk;
-    let wave = gpu.info.identity.multiprocessors as usize * resident;
-    // the first row tile's keys bound every tile's from below
-    let splits = choose_splits(row_tiles * heads, wave, (pos + 1).div_ceil(PAGE_TOKENS))
+    let sms = gpu.info.identity.multiprocessors as usize;
+    let splits = launch_splits(sms, resident, route, cache.len, chunk)
         .min((ws.rows / (chunk * Q_HEADS)).max(1));
     let cfg = LaunchConfig {
         grid_dim: (row_tiles as u32, heads as u32, splits as u32),
@@ -219,11 +237,6 @@ pub fn attend_prompt(
 pub fn causal_flops(pos: usize, chunk: usize) -> f64 {
     let pairs = chunk as f64 * pos as f64 + (chunk as f64) * (chunk as f64 + 1.0) / 2.0;
     4.0 * HEAD_DIM as f64 * Q_HEADS as f64 * pairs
-}
-
-/// Whether `kernel` is the one a route runs (for tables).
-pub fn is_fast(route: &PromptRoute) -> bool {
-    route.kernel == PromptKernel::Fast
 }
 
 #[cfg(test)]

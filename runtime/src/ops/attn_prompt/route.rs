@@ -10,8 +10,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::catalog::{self, Variant};
-use crate::ops::attn_i8_small::switches::{switch_on, PV_F16_KEY};
+use crate::ops::attn_i8_small::switches::PV_F16_KEY;
 use crate::ops::kv::format::KvFormat;
+use crate::profile::lookup::{self, RouteTable};
+use crate::profile::overrides::{self, EnvOverrides};
 
 /// The switch's route key: PackGQA row tiles.
 pub const PACK_GQA_KEY: &str = "attn_pack_gqa";
@@ -56,38 +58,45 @@ impl PromptRoute {
         pv_f16: false,
     };
 
-    /// The route device 0's profile (or the environment, or the flag) selects.
-    pub fn installed() -> PromptRoute {
-        let fast = fast_kernel_forced() || switch_on(FAST_KEY, |o| o.prompt_fast);
+    /// The route `table` selects (its switches at width 1), each switch's environment
+    /// override taking precedence and `--fast-prefill-kernel` forcing the fast kernel.
+    pub fn selected(table: &RouteTable, env: &EnvOverrides) -> PromptRoute {
+        let on = |key: &str, value: Option<bool>| {
+            value.unwrap_or_else(|| table.schedule(key, 1) == Some("on"))
+        };
+        let fast = fast_kernel_forced() || on(FAST_KEY, env.prompt_fast);
         PromptRoute {
             kernel: if fast {
                 PromptKernel::Fast
             } else {
                 PromptKernel::Standard
             },
-            pack_gqa: switch_on(PACK_GQA_KEY, |o| o.prompt_pack_gqa),
-            pv_f16: switch_on(PV_F16_KEY, |o| o.prompt_pv_f16),
+            pack_gqa: on(PACK_GQA_KEY, env.prompt_pack_gqa),
+            pv_f16: on(PV_F16_KEY, env.prompt_pv_f16),
         }
     }
 
-    /// Every distinct route (check and bench run them all).
+    /// The route device 0's installed table and the process environment select (a bad
+    /// environment variable counts as unset here; the engine reports it at start-up).
+    pub fn installed() -> PromptRoute {
+        let env = overrides::get().cloned().unwrap_or_default();
+        Self::selected(lookup::table(0), &env)
+    }
+
+    /// Every route (check and bench run them all).
     pub fn all() -> Vec<PromptRoute> {
-        let mut out = Vec::new();
-        for kernel in [PromptKernel::Standard, PromptKernel::Fast] {
-            for pack_gqa in [false, true] {
-                for pv_f16 in [false, true] {
-                    let r = PromptRoute {
+        [PromptKernel::Standard, PromptKernel::Fast]
+            .into_iter()
+            .flat_map(|kernel| {
+                [(false, false), (false, true), (true, false), (true, true)].map(
+                    |(pack_gqa, pv_f16)| PromptRoute {
                         kernel,
                         pack_gqa,
                         pv_f16,
-                    };
-                    if !out.contains(&r) {
-                        out.push(r);
-                    }
-                }
-            }
-        }
-        out
+                    },
+                )
+            })
+            .collect()
     }
 
     pub fn module_name(&self) -> &'static str {
