@@ -11,10 +11,10 @@ use crate::gpu::Gpu;
 use crate::ops::kv::format::KvFormat;
 use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
 
-/// Splits the reduce kernel merges at most (its `RED_MAX_SPLITS`).
-pub const REDUCE_MAX_SPLITS: usize = 1024;
-/// Threads of a reduce CTA (its `RED_THREADS`: four groups of one thread per output dim).
-const REDUCE_THREADS: u32 = 4 * HEAD_DIM as u32;
+/// Output dims of one reduce CTA (its `RED_D`): each row is merged by HEAD_DIM / this CTAs.
+const REDUCE_DIMS: usize = 64;
+/// Threads of a reduce CTA (its `RED_THREADS`: eight groups of one thread per dim).
+const REDUCE_THREADS: u32 = 8 * REDUCE_DIMS as u32;
 
 /// Widest query width one launch serves (the keys are `w1` .. `w8`).
 pub const MAX_QUERY_WIDTH: usize = 8;
@@ -243,8 +243,8 @@ pub fn attend(
         cache.len,
     );
     ensure!(
-        plan.splits <= ws.max_splits && plan.splits <= REDUCE_MAX_SPLITS,
-        "attention: {} splits are more than the workspace ({}) or the reduce ({REDUCE_MAX_SPLITS}) hold",
+        plan.splits <= ws.max_splits,
+        "attention: {} splits are more than the workspace ({}) holds",
         plan.splits,
         ws.max_splits
     );
@@ -273,7 +273,7 @@ pub fn attend(
 
     let reduce = gpu.entry(variant, "reduce")?;
     let cfg = LaunchConfig {
-        grid_dim: ((GQA * width) as u32, KV_HEADS as u32, tiles as u32),
+        grid_dim: ((GQA * width * HEAD_DIM / REDUCE_DIMS) as u32, KV_HEADS as u32, tiles as u32),
         block_dim: (REDUCE_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
