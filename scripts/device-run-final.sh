@@ -3,6 +3,8 @@
 # (every family and switch: the built-in entry is one measurement, stamped with the current
 # route catalog), then the changed families' bench on the calibrated profile and on the
 # compiled routes. FAMILIES: space-separated `ninfer bench --only` prefixes.
+# Only 8 files come back from $OUT: the entry, the calibration log and the summary go
+# there; the bench JSONs stay in the scratch folder (their tables are in the summary).
 # Usage on the GPU machine: OUT=/some/dir BIN=/dir FAMILIES="q4_linear_add ..." scripts/device-run-final.sh
 LOG_NAME=summary-final.txt
 source "$(dirname "$0")/device-common.sh"
@@ -14,7 +16,7 @@ grep -E "keys measured|wall|error" "$OUT/calibrate.txt" | tee -a "$log"
 for f in ${FAMILIES:-}; do
   tag=$(echo "$f" | tr '/' '_')
   say "== bench $f: compiled routes, then the calibrated profile"
-  $B/ninfer bench --only "$f" --device-profile off --out "$OUT/bench-$tag-compiled.json" > /dev/null 2>&1
-  $B/ninfer bench --only "$f" --out "$OUT/bench-$tag-calibrated.json" 2>/dev/null | tee -a "$log"
-  python3 scripts/compare_routes.py "$OUT/bench-$tag-compiled.json" "$OUT/bench-$tag-calibrated.json" | tail -2 | tee -a "$log"
+  $B/ninfer bench --only "$f" --device-profile off --out "$work/bench-$tag-compiled.json" > /dev/null 2>&1
+  $B/ninfer bench --only "$f" --out "$work/bench-$tag-calibrated.json" 2>/dev/null | tee -a "$log"
+  python3 scripts/compare_routes.py "$work/bench-$tag-compiled.json" "$work/bench-$tag-calibrated.json" | tail -2 | tee -a "$log"
 done
