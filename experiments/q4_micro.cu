@@ -864,6 +864,194 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
         }
 }
 
+// ring4: ring3 (NB = 1, SPLIT = 0) where the MMA runs on the biased codes 128 + u (no HFMA2
+// per register) and 136 * sum(x) per (token, group), summed by the producer, is taken off.
+template <int ST, int B, int KS, int CT, int NB, int SPLIT, int MINB = 1>
+__global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring4(const uint4* __restrict__ w_codes, const unsigned* __restrict__ w_scales,
+                                                const bf16* __restrict__ x, bf16* residual, float* ws,
+                                                unsigned* counters, int n, int k, int t)
+{
+    constexpr int XROW = B * 128 + 16;           // bytes per token row of a stage
+    extern __shared__ __align__(128) unsigned char rs_smem[];
+    unsigned long long* full = reinterpret_cast<unsigned long long*>(rs_smem);
+    unsigned long long* empty = full + ST;
+    unsigned char* ring = rs_smem + 128;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int g = lane >> 2, q = lane & 3;
+    const int G = k >> 6, tiles = n >> 4;
+    const int band = blockIdx.x, slice = blockIdx.y;
+    const int g0 = (int)(((long long)slice * G) / KS);
+    const int ng = (int)(((long long)(slice + 1) * G) / KS) - g0;
+    const int nst = (ng + B - 1) / B;
+    const int rows = min(t, CT * 8);
+    const int SB = NB * B * 2176 + rows * XROW + B * CT * 32;
+    const int SOFF = NB * B * 2176 + rows * XROW; // sums [B][CT*8] floats
+    const size_t blk0 = ((size_t)band * NB * G + g0) * 4;
+    if (tid == 0) {
+        for (int s = 0; s < ST; ++s) mbar_init(full + s, 33), mbar_init(empty + s, 4 * NB);
+    }
+    __syncthreads();
+    if (warp == 4 * NB) {
+        const unsigned char* csrc = reinterpret_cast<const unsigned char*>(w_codes) + blk0 * 512;
+        const unsigned char* ssrc = reinterpret_cast<const unsigned char*>(w_scales) + blk0 * 32;
+        const unsigned char* xsrc = reinterpret_cast<const unsigned char*>(x) + (size_t)g0 * 128;
+        for (int i = 0; i < nst; ++i) {
+            const int s = i % ST;
+            if (i >= ST) mbar_wait_sleep(empty + s, ((i / ST) + 1) & 1);
+            const int gb = min(B, ng - i * B);
+            unsigned char* st = ring + s * SB;
+            for (int bd = 0; bd < NB; ++bd) {
+                const size_t boff = (size_t)bd * G * 4;  // blocks from band 0 to band bd
+                for (int o = lane * 16; o < gb * 2048; o += 512)
+                    q4_cp_async16(st + bd * B * 2048 + o, csrc + boff * 512 + (size_t)i * B * 2048 + o, 16);
+                for (int o = lane * 16; o < gb * 128; o += 512)
+                    q4_cp_async16(st + NB * B * 2048 + bd * B * 128 + o, ssrc + boff * 32 + (size_t)i * B * 128 + o, 16);
+            }
+            for (int o = lane; o < rows * gb * 8; o += 32) {
+                const int r = o / (gb * 8), c = o - r * (gb * 8);
+                q4_cp_async16(st + NB * B * 2176 + r * XROW + c * 16, xsrc + (size_t)r * k * 2 + (size_t)i * B * 128 + c * 16, 16);
+            }
+            mbar_cp_async_arrive(full + s);
+            // sums of the stage's activations per (group, token); 8 lanes per pair
+            float* sums = reinterpret_cast<float*>(st + SOFF);
+            for (int pr = lane >> 3; pr < B * CT * 8; pr += 4) {
+                const int bb = pr / (CT * 8), tok = pr % (CT * 8);
+                float sm = 0.f;
+                if (bb < gb && tok < rows) {
+                    const uint4 u = q4_ld_v4(xsrc + (size_t)tok * k * 2 + (size_t)(i * B + bb) * 128 + (lane & 7) * 16);
+                    const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        const float2 f = __bfloat1622float2(h[e]);
+                        sm += f.x + f.y;
+                    }
+                }
+#pragma unroll
+                for (int m = 1; m < 8; m <<= 1) sm += __shfl_xor_sync(0xffffffffu, sm, m);
+                if ((lane & 7) == 0) sums[pr] = sm;
+            }
+            __threadfence_block();
+            __syncwarp();
+            if (lane == 0) mbar_arrive(full + s);
+        }
+        q4_cp_async_wait<0>();
+        return;
+    }
+    const int tile = band * NB * 4 + warp;
+    const int bd = warp >> 2, wt = warp & 3;
+    int xoff[CT];
+#pragma unroll
+    for (int c = 0; c < CT; ++c) xoff[c] = NB * B * 2176 + min(c * 8 + g, rows - 1) * XROW + q * 32;
+    float acc[CT][4];
+#pragma unroll
+    for (int c = 0; c < CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[c][e] = 0.f;
+    auto group = [&](const unsigned char* st, int b) {
+        const uint4 w = *reinterpret_cast<const uint4*>(st + bd * B * 2048 + (b * 4 + wt) * 512 + lane * 16);
+        const unsigned sc = *reinterpret_cast<const unsigned*>(st + NB * B * 2048 + bd * B * 128 + (b * 4 + wt) * 32 + g * 4);
+        uint4 vx[CT][2];
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+            vx[c][0] = *reinterpret_cast<const uint4*>(st + xoff[c] + b * 128);
+            vx[c][1] = *reinterpret_cast<const uint4*>(st + xoff[c] + b * 128 + 16);
+        }
+        float d[CT][4], d2[CT][4];
+#pragma unroll
+        for (int c = 0; c < CT; ++c)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) d[c][e] = 0.f, d2[c][e] = 0.f;
+#pragma unroll
+        for (int s4 = 0; s4 < 4; ++s4) {
+            const unsigned wd = s4 == 0 ? w.x : s4 == 1 ? w.y : s4 == 2 ? w.z : w.w;
+            unsigned a[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) a[j] = q4_lop_bias(wd >> (4 * j));
+#pragma unroll
+            for (int c = 0; c < CT; ++c) {
+                const uint4& vv = vx[c][s4 >> 1];
+                if (SPLIT && s4 >= 2)
+                    q4_mma_bf16(d2[c], a, (s4 & 1) ? vv.z : vv.x, (s4 & 1) ? vv.w : vv.y);
+                else
+                    q4_mma_bf16(d[c], a, (s4 & 1) ? vv.z : vv.x, (s4 & 1) ? vv.w : vv.y);
+            }
+        }
+        if (SPLIT) {
+#pragma unroll
+            for (int c = 0; c < CT; ++c)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) d[c][e] += d2[c][e];
+        }
+        const float* sums = reinterpret_cast<const float*>(st + SOFF) + b * CT * 8;
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+            const float2 sx = *reinterpret_cast<const float2*>(sums + c * 8 + 2 * q);
+            d[c][0] = fmaf(-136.f, sx.x, d[c][0]);
+            d[c][1] = fmaf(-136.f, sx.y, d[c][1]);
+            d[c][2] = fmaf(-136.f, sx.x, d[c][2]);
+            d[c][3] = fmaf(-136.f, sx.y, d[c][3]);
+        }
+        const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+            acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
+            acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
+            acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
+            acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
+        }
+    };
+    for (int i = 0; i < nst; ++i) {
+        const int s = i % ST;
+        mbar_wait_sleep(full + s, (i / ST) & 1);
+        const unsigned char* st = ring + s * SB;
+        if ((i + 1) * B <= ng) {
+#pragma unroll
+            for (int b = 0; b < B; ++b) group(st, b);
+        } else {
+            for (int b = 0; b < ng - i * B; ++b) group(st, b);
+        }
+        __syncwarp();
+        if (lane == 0) mbar_arrive(empty + s);
+    }
+    if constexpr (KS > 1) {
+        __shared__ unsigned s_last;
+        float4* wsp = reinterpret_cast<float4*>(ws);
+#pragma unroll
+        for (int c = 0; c < CT; ++c)
+            __stcg(wsp + ((((size_t)slice * tiles + tile) * CT + c) * 32 + lane),
+                   make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3]));
+        __threadfence();
+        asm volatile("bar.sync 1, %0;" ::"n"(NB * 128) : "memory");
+        if (tid == 0) s_last = (atomicAdd(counters + blockIdx.x, 1u) == (unsigned)(KS - 1));
+        asm volatile("bar.sync 1, %0;" ::"n"(NB * 128) : "memory");
+        if (!s_last) return;
+        __threadfence();
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+            float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+            for (int s2 = 0; s2 < KS; ++s2) {
+                const float4 p = s2 == slice ? make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3])
+                                             : __ldcg(wsp + ((((size_t)s2 * tiles + tile) * CT + c) * 32 + lane));
+                sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
+            }
+            acc[c][0] = sum.x, acc[c][1] = sum.y, acc[c][2] = sum.z, acc[c][3] = sum.w;
+        }
+        if (tid == 0) counters[blockIdx.x] = 0u;
+    }
+    const int r0 = tile * 16 + g;
+#pragma unroll
+    for (int c = 0; c < CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int col = c * 8 + 2 * q + (e & 1);
+            const int row = r0 + ((e >> 1) << 3);
+            if (col < t) {
+                bf16* p = residual + ((size_t)col * n + row);
+                *p = __float2bfloat16_rn(__bfloat162float(*p) + acc[c][e]);
+            }
+        }
+}
+
 // ---- harness -----------------------------------------------------------------------------
 struct Env {
     cudaStream_t s;
@@ -1099,6 +1287,31 @@ static void run_ring3(Env& env, Problem& p, int t)
            grid.x * grid.y, smem, err, err > 1e-2f ? "  FAIL" : "");
 }
 
+
+template <int ST, int B, int KS, int CT>
+static void run_ring4(Env& env, Problem& p, int t)
+{
+    auto f = q4_ring4<ST, B, KS, CT, 1, 0, 1>;
+    const int rows = std::min(t, CT * 8);
+    const int smem = 128 + ST * (B * 2176 + rows * (B * 128 + 16) + B * CT * 32);
+    CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+    cudaFuncAttributes attr;
+    CK(cudaFuncGetAttributes(&attr, f));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 160, smem));
+    const dim3 grid(p.n / 64, KS);
+    auto launch = [&](int i) {
+        const int c = i % p.copies;
+        f<<<grid, 160, smem, env.s>>>(p.codes[c], p.scales[c], p.x, p.res, p.ws, p.counters, p.n, p.k, t);
+    };
+    const float err = check(p, t, [&] { launch(0); });
+    const float us = time_graph(env, std::max(40, 2 * p.copies), launch);
+    const double bytes = (double)(p.code_bytes + p.scale_bytes);
+    printf("ring4 ST%d B%d KS%d CT%d  %5dx%-5d T=%-2d  %7.2f us  %6.0f GB/s  regs %3d  cta/sm %d grid %d smem %d  err %.2e%s\n",
+           ST, B, KS, CT, p.n, p.k, t, us, bytes / us / 1e3, attr.numRegs, per_sm,
+           grid.x * grid.y, smem, err, err > 1e-2f ? "  FAIL" : "");
+}
+
 template <int U = 4>
 static void run_stream(Env& env, Problem& p, int blocks_per_sm)
 {
@@ -1137,21 +1350,17 @@ int main(int argc, char** argv)
         run_ring3<3, 4, 8, 1, 1, 0>(env, big, 1);
         return 0;
     }
-    for (int t : {1, 8}) {
+    for (int t : {1, 2, 8}) {
         run_ring3<3, 4, 8, 1, 1, 0, 1>(env, big, t);
-        run_ring3<3, 4, 8, 1, 1, 0, 7>(env, big, t);
-        run_ring3<3, 4, 8, 1, 1, 0, 8>(env, big, t);
-        run_ring3<3, 4, 12, 1, 1, 0, 8>(env, big, t);
-        run_ring3<3, 4, 12, 1, 1, 0, 1>(env, big, t);
-        run_ring3<2, 4, 8, 1, 1, 0, 8>(env, big, t);
-        run_ring3<3, 3, 8, 1, 1, 0, 8>(env, big, t);
-        run_ring3<4, 4, 8, 1, 1, 0, 6>(env, big, t);
-        run_ring3<3, 4, 4, 1, 1, 0, 8>(env, small, t);
-        run_ring3<3, 4, 8, 1, 1, 0, 8>(env, small, t);
-        run_ring3<3, 4, 6, 1, 1, 0, 8>(env, small, t);
+        run_ring4<3, 4, 8, 1>(env, big, t);
+        run_ring4<4, 2, 8, 1>(env, big, t);
+        run_ring4<2, 4, 8, 1>(env, big, t);
+        run_ring3<3, 4, 4, 1, 1, 0, 1>(env, small, t);
+        run_ring4<3, 4, 4, 1>(env, small, t);
+        run_ring4<3, 4, 8, 1>(env, small, t);
     }
-    run_ring3<3, 2, 8, 2, 1, 0, 6>(env, big, 16);
-    run_ring3<3, 2, 8, 2, 2, 0, 3>(env, big, 16);
-    run_ring3<3, 4, 8, 2, 1, 0, 4>(env, big, 16);
+    run_ring3<4, 2, 8, 2, 1, 0, 1>(env, big, 16);
+    run_ring4<4, 2, 8, 2>(env, big, 16);
+    run_ring4<3, 2, 8, 4>(env, big, 32);
     return 0;
 }
