@@ -10,9 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <random>
 #include <vector>
 #include "../kernel-templates/common/q4_bf16.cuh"
+#include "../kernel-templates/common/mbarrier.cuh"
 
 #define CK(x)                                                                                  \
     do {                                                                                       \
@@ -76,7 +78,15 @@ __global__ void q4_reference(const unsigned* w, const __half* sc, const bf16* x,
 
 
 // K-split reduction (last CTA of a row block sums the slices in order) and the residual add.
-template <int KS, int CT>
+// NAMED: threads that meet at named barrier 1 (a producer warp has left), 0: the whole CTA.
+template <int NAMED>
+__device__ __forceinline__ void q4_barrier()
+{
+    if constexpr (NAMED > 0) asm volatile("bar.sync 1, %0;" ::"n"(NAMED) : "memory");
+    else __syncthreads();
+}
+
+template <int KS, int CT, int NAMED = 0>
 __device__ __forceinline__ void q4_finish(float (&acc)[CT][4], float* ws, unsigned* counters, bf16* residual, int n,
                                           int tiles, int tile, int slice, int t)
 {
@@ -89,9 +99,9 @@ __device__ __forceinline__ void q4_finish(float (&acc)[CT][4], float* ws, unsign
             __stcg(wsp + ((((size_t)slice * tiles + tile) * CT + c) * 32 + lane),
                    make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3]));
         __threadfence();
-        __syncthreads();
+        q4_barrier<NAMED>();
         if (tid == 0) s_last = (atomicAdd(counters + blockIdx.x, 1u) == (unsigned)(KS - 1));
-        __syncthreads();
+        q4_barrier<NAMED>();
         if (!s_last) return;
         __threadfence();
 #pragma unroll
@@ -118,6 +128,38 @@ __device__ __forceinline__ void q4_finish(float (&acc)[CT][4], float* ws, unsign
                 *p = __float2bfloat16_rn(__bfloat162float(*p) + acc[c][e]);
             }
         }
+}
+
+
+// One group of one 16-row tile: decode the lane's 16 weight bytes, four MMAs per column tile
+// into a fresh fragment, then acc += fragment x the rows' scales.
+template <int CT>
+__device__ __forceinline__ void q4_group(float (&acc)[CT][4], const uint4& w, unsigned sc, const uint4 (&vx)[CT][2])
+{
+    float d[CT][4];
+#pragma unroll
+    for (int c = 0; c < CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) d[c][e] = 0.f;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+        const unsigned wd = s == 0 ? w.x : s == 1 ? w.y : s == 2 ? w.z : w.w;
+        unsigned a[4];
+        q4_decode_word(wd, a);
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+            const uint4& vv = vx[c][s >> 1];
+            q4_mma_bf16(d[c], a, (s & 1) ? vv.z : vv.x, (s & 1) ? vv.w : vv.y);
+        }
+    }
+    const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
+#pragma unroll
+    for (int c = 0; c < CT; ++c) {
+        acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
+        acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
+        acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
+        acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
+    }
 }
 
 // ---- direct design: weights, scales and activations in a register ring, no smem -----------
@@ -169,71 +211,12 @@ __global__ void __launch_bounds__(W * 32) q4_direct(const uint4* __restrict__ w_
         for (int u = 0; u < D; ++u) {
             const int j = j0 + u;
             if (j < ng) {
-                float d[CT][4];
-#pragma unroll
-                for (int c = 0; c < CT; ++c)
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) d[c][e] = 0.f;
-#pragma unroll
-                for (int s = 0; s < 4; ++s) {
-                    const unsigned wd = s == 0 ? rw[u].x : s == 1 ? rw[u].y : s == 2 ? rw[u].z : rw[u].w;
-                    unsigned a[4];
-                    q4_decode_word(wd, a);
-#pragma unroll
-                    for (int c = 0; c < CT; ++c) {
-                        const uint4& vv = rx[u][c][s >> 1];
-                        q4_mma_bf16(d[c], a, (s & 1) ? vv.z : vv.x, (s & 1) ? vv.w : vv.y);
-                    }
-                }
-                const float s0 = q4_half_lo(rs[u]), s8 = q4_half_hi(rs[u]);
-#pragma unroll
-                for (int c = 0; c < CT; ++c) {
-                    acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
-                    acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
-                    acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
-                    acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
-                }
+                q4_group<CT>(acc, rw[u], rs[u], rx[u]);
                 if (j + D < ng) load(u, j + D);
             }
         }
     }
-    if constexpr (KS > 1) {
-        __shared__ unsigned s_last;
-        float4* wsp = reinterpret_cast<float4*>(ws);
-#pragma unroll
-        for (int c = 0; c < CT; ++c)
-            __stcg(wsp + ((((size_t)slice * tiles + tile) * CT + c) * 32 + lane),
-                   make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3]));
-        __threadfence();
-        __syncthreads();
-        if (tid == 0) s_last = (atomicAdd(counters + blockIdx.x, 1u) == (unsigned)(KS - 1));
-        __syncthreads();
-        if (!s_last) return;
-        __threadfence();
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-            for (int s = 0; s < KS; ++s) {
-                const float4 p = s == slice ? make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3])
-                                            : __ldcg(wsp + ((((size_t)s * tiles + tile) * CT + c) * 32 + lane));
-                sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
-            }
-            acc[c][0] = sum.x, acc[c][1] = sum.y, acc[c][2] = sum.z, acc[c][3] = sum.w;
-        }
-        if (tid == 0) counters[blockIdx.x] = 0u;
-    }
-    const int r0 = tile * 16 + g;
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const int col = c * 8 + 2 * q + (e & 1);
-            const int row = r0 + ((e >> 1) << 3);
-            if (col < t) {
-                bf16* p = residual + ((size_t)col * n + row);
-                *p = __float2bfloat16_rn(__bfloat162float(*p) + acc[c][e]);
-            }
-        }
+    q4_finish<KS, CT>(acc, ws, counters, residual, n, tiles, tile, slice, t);
 }
 
 
@@ -308,30 +291,7 @@ __global__ void __launch_bounds__(W * 32) q4_xs(const uint4* __restrict__ w_code
                     vx[c][0] = xr[c][jx * 8];
                     vx[c][1] = xr[c][jx * 8 + 1];
                 }
-                float d[CT][4];
-#pragma unroll
-                for (int c = 0; c < CT; ++c)
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) d[c][e] = 0.f;
-#pragma unroll
-                for (int s = 0; s < 4; ++s) {
-                    const unsigned wd = s == 0 ? rw[u].x : s == 1 ? rw[u].y : s == 2 ? rw[u].z : rw[u].w;
-                    unsigned a[4];
-                    q4_decode_word(wd, a);
-#pragma unroll
-                    for (int c = 0; c < CT; ++c) {
-                        const uint4& vv = vx[c][s >> 1];
-                        q4_mma_bf16(d[c], a, (s & 1) ? vv.z : vv.x, (s & 1) ? vv.w : vv.y);
-                    }
-                }
-                const float s0 = q4_half_lo(rs[u]), s8 = q4_half_hi(rs[u]);
-#pragma unroll
-                for (int c = 0; c < CT; ++c) {
-                    acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
-                    acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
-                    acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
-                    acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
-                }
+                q4_group<CT>(acc, rw[u], rs[u], vx);
                 if (j + D < ng) {
                     rw[u] = q4_ld_stream_v4(wsrc(j + D));
                     rs[u] = q4_ld_u32(ssrc(j + D));
@@ -385,26 +345,6 @@ __global__ void __launch_bounds__(W * 32) q4_pattern(const uint4* __restrict__ w
 
 // ---- producer/consumer ring: warp 4 copies B-group stages (cp.async + mbarrier), warps 0-3
 // (the band's four 16-row tiles) read them from shared memory. sm_80+ PTX only.
-__device__ __forceinline__ unsigned smem_u32(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ void mbar_init(void* b, unsigned count)
-{
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(smem_u32(b)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(void* b)
-{
-    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared.b64 st, [%0]; }" ::"r"(smem_u32(b)) : "memory");
-}
-__device__ __forceinline__ void mbar_cp_async_arrive(void* b)
-{
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(smem_u32(b)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(void* b, unsigned parity)
-{
-    asm volatile("{ .reg .pred done; WAIT_%=: mbarrier.test_wait.parity.shared.b64 done, [%0], %1; @!done bra WAIT_%=; }" ::"r"(smem_u32(b)),
-                 "r"(parity)
-                 : "memory");
-}
-
 template <int ST, int B, int KS, int CT>
 __global__ void __launch_bounds__(160) q4_ring(const uint4* __restrict__ w_codes, const unsigned* __restrict__ w_scales,
                                                const bf16* __restrict__ x, bf16* residual, float* ws,
@@ -451,7 +391,7 @@ __global__ void __launch_bounds__(160) q4_ring(const uint4* __restrict__ w_codes
                 q4_cp_async16(st + o, csrc + (size_t)i * B * 2048 + o, 16);
             for (int o = lane * 16; o < gb * 128; o += 512)
                 q4_cp_async16(st + B * 2048 + o, ssrc + (size_t)i * B * 128 + o, 16);
-            mbar_cp_async_arrive(full + s);
+            mbar_arrive_on_cp_async(full + s);
         }
         q4_cp_async_wait<0>();
         return;
@@ -482,235 +422,25 @@ __global__ void __launch_bounds__(160) q4_ring(const uint4* __restrict__ w_codes
                     vx[c][0] = xr[c][j * 8];
                     vx[c][1] = xr[c][j * 8 + 1];
                 }
-                float d[CT][4];
-#pragma unroll
-                for (int c = 0; c < CT; ++c)
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) d[c][e] = 0.f;
-#pragma unroll
-                for (int s4 = 0; s4 < 4; ++s4) {
-                    const unsigned wd = s4 == 0 ? w.x : s4 == 1 ? w.y : s4 == 2 ? w.z : w.w;
-                    unsigned a[4];
-                    q4_decode_word(wd, a);
-#pragma unroll
-                    for (int c = 0; c < CT; ++c) {
-                        const uint4& vv = vx[c][s4 >> 1];
-                        q4_mma_bf16(d[c], a, (s4 & 1) ? vv.z : vv.x, (s4 & 1) ? vv.w : vv.y);
-                    }
-                }
-                const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
-#pragma unroll
-                for (int c = 0; c < CT; ++c) {
-                    acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
-                    acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
-                    acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
-                    acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
-                }
+                q4_group<CT>(acc, w, sc, vx);
             }
         }
         __syncwarp();
         if (lane == 0) mbar_arrive(empty + s);
     }
     // K-split reduction among the four consumer warps (named barrier 1: the producer has left).
-    if constexpr (KS > 1) {
-        __shared__ unsigned s_last;
-        float4* wsp = reinterpret_cast<float4*>(ws);
-#pragma unroll
-        for (int c = 0; c < CT; ++c)
-            __stcg(wsp + ((((size_t)slice * tiles + tile) * CT + c) * 32 + lane),
-                   make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3]));
-        __threadfence();
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        if (tid == 0) s_last = (atomicAdd(counters + blockIdx.x, 1u) == (unsigned)(KS - 1));
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        if (!s_last) return;
-        __threadfence();
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-            for (int s2 = 0; s2 < KS; ++s2) {
-                const float4 p = s2 == slice ? make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3])
-                                             : __ldcg(wsp + ((((size_t)s2 * tiles + tile) * CT + c) * 32 + lane));
-                sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
-            }
-            acc[c][0] = sum.x, acc[c][1] = sum.y, acc[c][2] = sum.z, acc[c][3] = sum.w;
-        }
-        if (tid == 0) counters[blockIdx.x] = 0u;
-    }
-    const int r0 = tile * 16 + g;
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const int col = c * 8 + 2 * q + (e & 1);
-            const int row = r0 + ((e >> 1) << 3);
-            if (col < t) {
-                bf16* p = residual + ((size_t)col * n + row);
-                *p = __float2bfloat16_rn(__bfloat162float(*p) + acc[c][e]);
-            }
-        }
+    q4_finish<KS, CT, 128>(acc, ws, counters, residual, n, tiles, tile, slice, t);
 }
 
 
-__device__ __forceinline__ void mbar_wait_sleep(void* b, unsigned parity)
-{
-    unsigned done;
-    for (;;) {
-        asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done)
-                     : "r"(smem_u32(b)), "r"(parity)
-                     : "memory");
-        if (done) return;
-        __nanosleep(32);
-    }
-}
-
-// ring2: activations travel with the weights (each stage: B groups of codes, scales, and the
-// t token rows' B x 64 activations), full stages run without per-group tests.
-template <int ST, int B, int KS, int CT>
-__global__ void __launch_bounds__(160) q4_ring2(const uint4* __restrict__ w_codes, const unsigned* __restrict__ w_scales,
-                                                const bf16* __restrict__ x, bf16* residual, float* ws,
-                                                unsigned* counters, int n, int k, int t)
-{
-    constexpr int XROW = B * 128 + 16;           // bytes per token row of a stage
-    extern __shared__ __align__(128) unsigned char rs_smem[];
-    unsigned long long* full = reinterpret_cast<unsigned long long*>(rs_smem);
-    unsigned long long* empty = full + ST;
-    unsigned char* ring = rs_smem + 128;
-    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-    const int g = lane >> 2, q = lane & 3;
-    const int G = k >> 6, tiles = n >> 4;
-    const int band = blockIdx.x, slice = blockIdx.y;
-    const int g0 = (int)(((long long)slice * G) / KS);
-    const int ng = (int)(((long long)(slice + 1) * G) / KS) - g0;
-    const int nst = (ng + B - 1) / B;
-    const int rows = min(t, CT * 8);
-    const int SB = B * 2176 + rows * XROW;
-    const size_t blk0 = ((size_t)band * G + g0) * 4;
-    if (tid == 0) {
-        for (int s = 0; s < ST; ++s) mbar_init(full + s, 32), mbar_init(empty + s, 4);
-    }
-    __syncthreads();
-    if (warp == 4) {
-        const unsigned char* csrc = reinterpret_cast<const unsigned char*>(w_codes) + blk0 * 512;
-        const unsigned char* ssrc = reinterpret_cast<const unsigned char*>(w_scales) + blk0 * 32;
-        const unsigned char* xsrc = reinterpret_cast<const unsigned char*>(x) + (size_t)g0 * 128;
-        for (int i = 0; i < nst; ++i) {
-            const int s = i % ST;
-            if (i >= ST) mbar_wait_sleep(empty + s, ((i / ST) + 1) & 1);
-            const int gb = min(B, ng - i * B);
-            unsigned char* st = ring + s * SB;
-            for (int o = lane * 16; o < gb * 2048; o += 512)
-                q4_cp_async16(st + o, csrc + (size_t)i * B * 2048 + o, 16);
-            for (int o = lane * 16; o < gb * 128; o += 512)
-                q4_cp_async16(st + B * 2048 + o, ssrc + (size_t)i * B * 128 + o, 16);
-            for (int o = lane; o < rows * gb * 8; o += 32) {
-                const int r = o / (gb * 8), c = o - r * (gb * 8);
-                q4_cp_async16(st + B * 2176 + r * XROW + c * 16, xsrc + (size_t)r * k * 2 + (size_t)i * B * 128 + c * 16, 16);
-            }
-            mbar_cp_async_arrive(full + s);
-        }
-        q4_cp_async_wait<0>();
-        return;
-    }
-    const int tile = band * 4 + warp;
-    int xoff[CT];
-#pragma unroll
-    for (int c = 0; c < CT; ++c) xoff[c] = B * 2176 + min(c * 8 + g, rows - 1) * XROW + q * 32;
-    float acc[CT][4];
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[c][e] = 0.f;
-    auto group = [&](const unsigned char* st, int b) {
-        const uint4 w = *reinterpret_cast<const uint4*>(st + (b * 4 + warp) * 512 + lane * 16);
-        const unsigned sc = *reinterpret_cast<const unsigned*>(st + B * 2048 + (b * 4 + warp) * 32 + g * 4);
-        uint4 vx[CT][2];
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            vx[c][0] = *reinterpret_cast<const uint4*>(st + xoff[c] + b * 128);
-            vx[c][1] = *reinterpret_cast<const uint4*>(st + xoff[c] + b * 128 + 16);
-        }
-        float d[CT][4];
-#pragma unroll
-        for (int c = 0; c < CT; ++c)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) d[c][e] = 0.f;
-#pragma unroll
-        for (int s4 = 0; s4 < 4; ++s4) {
-            const unsigned wd = s4 == 0 ? w.x : s4 == 1 ? w.y : s4 == 2 ? w.z : w.w;
-            unsigned a[4];
-            q4_decode_word(wd, a);
-#pragma unroll
-            for (int c = 0; c < CT; ++c) {
-                const uint4& vv = vx[c][s4 >> 1];
-                q4_mma_bf16(d[c], a, (s4 & 1) ? vv.z : vv.x, (s4 & 1) ? vv.w : vv.y);
-            }
-        }
-        const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
-            acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
-            acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
-            acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
-        }
-    };
-    for (int i = 0; i < nst; ++i) {
-        const int s = i % ST;
-        mbar_wait_sleep(full + s, (i / ST) & 1);
-        const unsigned char* st = ring + s * SB;
-        if ((i + 1) * B <= ng) {
-#pragma unroll
-            for (int b = 0; b < B; ++b) group(st, b);
-        } else {
-            for (int b = 0; b < ng - i * B; ++b) group(st, b);
-        }
-        __syncwarp();
-        if (lane == 0) mbar_arrive(empty + s);
-    }
-    if constexpr (KS > 1) {
-        __shared__ unsigned s_last;
-        float4* wsp = reinterpret_cast<float4*>(ws);
-#pragma unroll
-        for (int c = 0; c < CT; ++c)
-            __stcg(wsp + ((((size_t)slice * tiles + tile) * CT + c) * 32 + lane),
-                   make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3]));
-        __threadfence();
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        if (tid == 0) s_last = (atomicAdd(counters + blockIdx.x, 1u) == (unsigned)(KS - 1));
-        asm volatile("bar.sync 1, 128;" ::: "memory");
-        if (!s_last) return;
-        __threadfence();
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-            for (int s2 = 0; s2 < KS; ++s2) {
-                const float4 p = s2 == slice ? make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3])
-                                             : __ldcg(wsp + ((((size_t)s2 * tiles + tile) * CT + c) * 32 + lane));
-                sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
-            }
-            acc[c][0] = sum.x, acc[c][1] = sum.y, acc[c][2] = sum.z, acc[c][3] = sum.w;
-        }
-        if (tid == 0) counters[blockIdx.x] = 0u;
-    }
-    const int r0 = tile * 16 + g;
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const int col = c * 8 + 2 * q + (e & 1);
-            const int row = r0 + ((e >> 1) << 3);
-            if (col < t) {
-                bf16* p = residual + ((size_t)col * n + row);
-                *p = __float2bfloat16_rn(__bfloat162float(*p) + acc[c][e]);
-            }
-        }
-}
-
-// ring3: ring2 with NB bands (4*NB tile warps) per CTA sharing one producer and the activations,
-// and SPLIT = 1: two MMA chains per group (k-steps 0-1 and 2-3) summed at the end.
-template <int ST, int B, int KS, int CT, int NB, int SPLIT, int MINB = 1>
+// ring3: the activations travel with the weights (each stage: B groups of codes, scales and the
+// t token rows' B x 64 activations), full stages run without per-group tests (with NB = 1,
+// SPLIT = 0, CORR = 0 this is the template's producer = 1, "ring2" in the result files).
+// NB bands (4*NB tile warps) per CTA share one producer and the activations; SPLIT = 1: two
+// MMA chains per group (k-steps 0-1 and 2-3) summed at the end; CORR = 1 ("ring4"): the MMA
+// runs on the biased codes 128 + u (no HFMA2 per register) and 136 * sum(x) per (token,
+// group), summed by the producer, is taken off.
+template <int ST, int B, int KS, int CT, int NB, int SPLIT, int MINB = 1, int CORR = 0>
 __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __restrict__ w_codes, const unsigned* __restrict__ w_scales,
                                                 const bf16* __restrict__ x, bf16* residual, float* ws,
                                                 unsigned* counters, int n, int k, int t)
@@ -728,10 +458,11 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
     const int ng = (int)(((long long)(slice + 1) * G) / KS) - g0;
     const int nst = (ng + B - 1) / B;
     const int rows = min(t, CT * 8);
-    const int SB = NB * B * 2176 + rows * XROW;
+    const int SOFF = NB * B * 2176 + rows * XROW; // CORR: sums [B][CT * 8] floats
+    const int SB = SOFF + (CORR ? B * CT * 32 : 0);
     const size_t blk0 = ((size_t)band * NB * G + g0) * 4;
     if (tid == 0) {
-        for (int s = 0; s < ST; ++s) mbar_init(full + s, 32), mbar_init(empty + s, 4 * NB);
+        for (int s = 0; s < ST; ++s) mbar_init(full + s, 32 + CORR), mbar_init(empty + s, 4 * NB);
     }
     __syncthreads();
     if (warp == 4 * NB) {
@@ -740,7 +471,7 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
         const unsigned char* xsrc = reinterpret_cast<const unsigned char*>(x) + (size_t)g0 * 128;
         for (int i = 0; i < nst; ++i) {
             const int s = i % ST;
-            if (i >= ST) mbar_wait_sleep(empty + s, ((i / ST) + 1) & 1);
+            if (i >= ST) mbar_wait(empty + s, ((i / ST) + 1) & 1);
             const int gb = min(B, ng - i * B);
             unsigned char* st = ring + s * SB;
             for (int bd = 0; bd < NB; ++bd) {
@@ -754,185 +485,30 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
                 const int r = o / (gb * 8), c = o - r * (gb * 8);
                 q4_cp_async16(st + NB * B * 2176 + r * XROW + c * 16, xsrc + (size_t)r * k * 2 + (size_t)i * B * 128 + c * 16, 16);
             }
-            mbar_cp_async_arrive(full + s);
-        }
-        q4_cp_async_wait<0>();
-        return;
-    }
-    const int tile = band * NB * 4 + warp;
-    const int bd = warp >> 2, wt = warp & 3;
-    int xoff[CT];
+            mbar_arrive_on_cp_async(full + s);
+            if constexpr (CORR) {
+                // sums of the stage's activations per (group, token); 8 lanes per pair
+                float* sums = reinterpret_cast<float*>(st + SOFF);
+                for (int pr = lane >> 3; pr < B * CT * 8; pr += 4) {
+                    const int bb = pr / (CT * 8), tok = pr % (CT * 8);
+                    float sm = 0.f;
+                    if (bb < gb && tok < rows) {
+                        const uint4 u = q4_ld_v4(xsrc + (size_t)tok * k * 2 + (size_t)(i * B + bb) * 128 + (lane & 7) * 16);
+                        const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
 #pragma unroll
-    for (int c = 0; c < CT; ++c) xoff[c] = NB * B * 2176 + min(c * 8 + g, rows - 1) * XROW + q * 32;
-    float acc[CT][4];
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[c][e] = 0.f;
-    auto group = [&](const unsigned char* st, int b) {
-        const uint4 w = *reinterpret_cast<const uint4*>(st + bd * B * 2048 + (b * 4 + wt) * 512 + lane * 16);
-        const unsigned sc = *reinterpret_cast<const unsigned*>(st + NB * B * 2048 + bd * B * 128 + (b * 4 + wt) * 32 + g * 4);
-        uint4 vx[CT][2];
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            vx[c][0] = *reinterpret_cast<const uint4*>(st + xoff[c] + b * 128);
-            vx[c][1] = *reinterpret_cast<const uint4*>(st + xoff[c] + b * 128 + 16);
-        }
-        float d[CT][4], d2[CT][4];
-#pragma unroll
-        for (int c = 0; c < CT; ++c)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) d[c][e] = 0.f, d2[c][e] = 0.f;
-#pragma unroll
-        for (int s4 = 0; s4 < 4; ++s4) {
-            const unsigned wd = s4 == 0 ? w.x : s4 == 1 ? w.y : s4 == 2 ? w.z : w.w;
-            unsigned a[4];
-            q4_decode_word(wd, a);
-#pragma unroll
-            for (int c = 0; c < CT; ++c) {
-                const uint4& vv = vx[c][s4 >> 1];
-                if (SPLIT && s4 >= 2)
-                    q4_mma_bf16(d2[c], a, (s4 & 1) ? vv.z : vv.x, (s4 & 1) ? vv.w : vv.y);
-                else
-                    q4_mma_bf16(d[c], a, (s4 & 1) ? vv.z : vv.x, (s4 & 1) ? vv.w : vv.y);
-            }
-        }
-        if (SPLIT) {
-#pragma unroll
-            for (int c = 0; c < CT; ++c)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) d[c][e] += d2[c][e];
-        }
-        const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
-            acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
-            acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
-            acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
-        }
-    };
-    for (int i = 0; i < nst; ++i) {
-        const int s = i % ST;
-        mbar_wait_sleep(full + s, (i / ST) & 1);
-        const unsigned char* st = ring + s * SB;
-        if ((i + 1) * B <= ng) {
-#pragma unroll
-            for (int b = 0; b < B; ++b) group(st, b);
-        } else {
-            for (int b = 0; b < ng - i * B; ++b) group(st, b);
-        }
-        __syncwarp();
-        if (lane == 0) mbar_arrive(empty + s);
-    }
-    if constexpr (KS > 1) {
-        __shared__ unsigned s_last;
-        float4* wsp = reinterpret_cast<float4*>(ws);
-#pragma unroll
-        for (int c = 0; c < CT; ++c)
-            __stcg(wsp + ((((size_t)slice * tiles + tile) * CT + c) * 32 + lane),
-                   make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3]));
-        __threadfence();
-        asm volatile("bar.sync 1, %0;" ::"n"(NB * 128) : "memory");
-        if (tid == 0) s_last = (atomicAdd(counters + blockIdx.x, 1u) == (unsigned)(KS - 1));
-        asm volatile("bar.sync 1, %0;" ::"n"(NB * 128) : "memory");
-        if (!s_last) return;
-        __threadfence();
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-            for (int s2 = 0; s2 < KS; ++s2) {
-                const float4 p = s2 == slice ? make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3])
-                                             : __ldcg(wsp + ((((size_t)s2 * tiles + tile) * CT + c) * 32 + lane));
-                sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
-            }
-            acc[c][0] = sum.x, acc[c][1] = sum.y, acc[c][2] = sum.z, acc[c][3] = sum.w;
-        }
-        if (tid == 0) counters[blockIdx.x] = 0u;
-    }
-    const int r0 = tile * 16 + g;
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const int col = c * 8 + 2 * q + (e & 1);
-            const int row = r0 + ((e >> 1) << 3);
-            if (col < t) {
-                bf16* p = residual + ((size_t)col * n + row);
-                *p = __float2bfloat16_rn(__bfloat162float(*p) + acc[c][e]);
-            }
-        }
-}
-
-// ring4: ring3 (NB = 1, SPLIT = 0) where the MMA runs on the biased codes 128 + u (no HFMA2
-// per register) and 136 * sum(x) per (token, group), summed by the producer, is taken off.
-template <int ST, int B, int KS, int CT, int NB, int SPLIT, int MINB = 1>
-__global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring4(const uint4* __restrict__ w_codes, const unsigned* __restrict__ w_scales,
-                                                const bf16* __restrict__ x, bf16* residual, float* ws,
-                                                unsigned* counters, int n, int k, int t)
-{
-    constexpr int XROW = B * 128 + 16;           // bytes per token row of a stage
-    extern __shared__ __align__(128) unsigned char rs_smem[];
-    unsigned long long* full = reinterpret_cast<unsigned long long*>(rs_smem);
-    unsigned long long* empty = full + ST;
-    unsigned char* ring = rs_smem + 128;
-    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-    const int g = lane >> 2, q = lane & 3;
-    const int G = k >> 6, tiles = n >> 4;
-    const int band = blockIdx.x, slice = blockIdx.y;
-    const int g0 = (int)(((long long)slice * G) / KS);
-    const int ng = (int)(((long long)(slice + 1) * G) / KS) - g0;
-    const int nst = (ng + B - 1) / B;
-    const int rows = min(t, CT * 8);
-    const int SB = NB * B * 2176 + rows * XROW + B * CT * 32;
-    const int SOFF = NB * B * 2176 + rows * XROW; // sums [B][CT*8] floats
-    const size_t blk0 = ((size_t)band * NB * G + g0) * 4;
-    if (tid == 0) {
-        for (int s = 0; s < ST; ++s) mbar_init(full + s, 33), mbar_init(empty + s, 4 * NB);
-    }
-    __syncthreads();
-    if (warp == 4 * NB) {
-        const unsigned char* csrc = reinterpret_cast<const unsigned char*>(w_codes) + blk0 * 512;
-        const unsigned char* ssrc = reinterpret_cast<const unsigned char*>(w_scales) + blk0 * 32;
-        const unsigned char* xsrc = reinterpret_cast<const unsigned char*>(x) + (size_t)g0 * 128;
-        for (int i = 0; i < nst; ++i) {
-            const int s = i % ST;
-            if (i >= ST) mbar_wait_sleep(empty + s, ((i / ST) + 1) & 1);
-            const int gb = min(B, ng - i * B);
-            unsigned char* st = ring + s * SB;
-            for (int bd = 0; bd < NB; ++bd) {
-                const size_t boff = (size_t)bd * G * 4;  // blocks from band 0 to band bd
-                for (int o = lane * 16; o < gb * 2048; o += 512)
-                    q4_cp_async16(st + bd * B * 2048 + o, csrc + boff * 512 + (size_t)i * B * 2048 + o, 16);
-                for (int o = lane * 16; o < gb * 128; o += 512)
-                    q4_cp_async16(st + NB * B * 2048 + bd * B * 128 + o, ssrc + boff * 32 + (size_t)i * B * 128 + o, 16);
-            }
-            for (int o = lane; o < rows * gb * 8; o += 32) {
-                const int r = o / (gb * 8), c = o - r * (gb * 8);
-                q4_cp_async16(st + NB * B * 2176 + r * XROW + c * 16, xsrc + (size_t)r * k * 2 + (size_t)i * B * 128 + c * 16, 16);
-            }
-            mbar_cp_async_arrive(full + s);
-            // sums of the stage's activations per (group, token); 8 lanes per pair
-            float* sums = reinterpret_cast<float*>(st + SOFF);
-            for (int pr = lane >> 3; pr < B * CT * 8; pr += 4) {
-                const int bb = pr / (CT * 8), tok = pr % (CT * 8);
-                float sm = 0.f;
-                if (bb < gb && tok < rows) {
-                    const uint4 u = q4_ld_v4(xsrc + (size_t)tok * k * 2 + (size_t)(i * B + bb) * 128 + (lane & 7) * 16);
-                    const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) {
-                        const float2 f = __bfloat1622float2(h[e]);
-                        sm += f.x + f.y;
+                        for (int e = 0; e < 4; ++e) {
+                            const float2 f = __bfloat1622float2(h[e]);
+                            sm += f.x + f.y;
+                        }
                     }
-                }
 #pragma unroll
-                for (int m = 1; m < 8; m <<= 1) sm += __shfl_xor_sync(0xffffffffu, sm, m);
-                if ((lane & 7) == 0) sums[pr] = sm;
+                    for (int m = 1; m < 8; m <<= 1) sm += __shfl_xor_sync(0xffffffffu, sm, m);
+                    if ((lane & 7) == 0) sums[pr] = sm;
+                }
+                __threadfence_block();
+                __syncwarp();
+                if (lane == 0) mbar_arrive(full + s);
             }
-            __threadfence_block();
-            __syncwarp();
-            if (lane == 0) mbar_arrive(full + s);
         }
         q4_cp_async_wait<0>();
         return;
@@ -965,8 +541,12 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring4(const uint4* __r
         for (int s4 = 0; s4 < 4; ++s4) {
             const unsigned wd = s4 == 0 ? w.x : s4 == 1 ? w.y : s4 == 2 ? w.z : w.w;
             unsigned a[4];
+            if constexpr (CORR) {
 #pragma unroll
-            for (int j = 0; j < 4; ++j) a[j] = q4_lop_bias(wd >> (4 * j));
+                for (int j = 0; j < 4; ++j) a[j] = q4_lop_bias(wd >> (4 * j));
+            } else {
+                q4_decode_word(wd, a);
+            }
 #pragma unroll
             for (int c = 0; c < CT; ++c) {
                 const uint4& vv = vx[c][s4 >> 1];
@@ -982,14 +562,16 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring4(const uint4* __r
 #pragma unroll
                 for (int e = 0; e < 4; ++e) d[c][e] += d2[c][e];
         }
-        const float* sums = reinterpret_cast<const float*>(st + SOFF) + b * CT * 8;
+        if constexpr (CORR) {
+            const float* sums = reinterpret_cast<const float*>(st + SOFF) + b * CT * 8;
 #pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            const float2 sx = *reinterpret_cast<const float2*>(sums + c * 8 + 2 * q);
-            d[c][0] = fmaf(-136.f, sx.x, d[c][0]);
-            d[c][1] = fmaf(-136.f, sx.y, d[c][1]);
-            d[c][2] = fmaf(-136.f, sx.x, d[c][2]);
-            d[c][3] = fmaf(-136.f, sx.y, d[c][3]);
+            for (int c = 0; c < CT; ++c) {
+                const float2 sx = *reinterpret_cast<const float2*>(sums + c * 8 + 2 * q);
+                d[c][0] = fmaf(-136.f, sx.x, d[c][0]);
+                d[c][1] = fmaf(-136.f, sx.y, d[c][1]);
+                d[c][2] = fmaf(-136.f, sx.x, d[c][2]);
+                d[c][3] = fmaf(-136.f, sx.y, d[c][3]);
+            }
         }
         const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
 #pragma unroll
@@ -1002,7 +584,7 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring4(const uint4* __r
     };
     for (int i = 0; i < nst; ++i) {
         const int s = i % ST;
-        mbar_wait_sleep(full + s, (i / ST) & 1);
+        mbar_wait(full + s, (i / ST) & 1);
         const unsigned char* st = ring + s * SB;
         if ((i + 1) * B <= ng) {
 #pragma unroll
@@ -1013,43 +595,7 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring4(const uint4* __r
         __syncwarp();
         if (lane == 0) mbar_arrive(empty + s);
     }
-    if constexpr (KS > 1) {
-        __shared__ unsigned s_last;
-        float4* wsp = reinterpret_cast<float4*>(ws);
-#pragma unroll
-        for (int c = 0; c < CT; ++c)
-            __stcg(wsp + ((((size_t)slice * tiles + tile) * CT + c) * 32 + lane),
-                   make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3]));
-        __threadfence();
-        asm volatile("bar.sync 1, %0;" ::"n"(NB * 128) : "memory");
-        if (tid == 0) s_last = (atomicAdd(counters + blockIdx.x, 1u) == (unsigned)(KS - 1));
-        asm volatile("bar.sync 1, %0;" ::"n"(NB * 128) : "memory");
-        if (!s_last) return;
-        __threadfence();
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-            for (int s2 = 0; s2 < KS; ++s2) {
-                const float4 p = s2 == slice ? make_float4(acc[c][0], acc[c][1], acc[c][2], acc[c][3])
-                                             : __ldcg(wsp + ((((size_t)s2 * tiles + tile) * CT + c) * 32 + lane));
-                sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
-            }
-            acc[c][0] = sum.x, acc[c][1] = sum.y, acc[c][2] = sum.z, acc[c][3] = sum.w;
-        }
-        if (tid == 0) counters[blockIdx.x] = 0u;
-    }
-    const int r0 = tile * 16 + g;
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const int col = c * 8 + 2 * q + (e & 1);
-            const int row = r0 + ((e >> 1) << 3);
-            if (col < t) {
-                bf16* p = residual + ((size_t)col * n + row);
-                *p = __float2bfloat16_rn(__bfloat162float(*p) + acc[c][e]);
-            }
-        }
+    q4_finish<KS, CT, NB * 128>(acc, ws, counters, residual, n, tiles, tile, slice, t);
 }
 
 // ---- harness -----------------------------------------------------------------------------
@@ -1154,50 +700,63 @@ static float check(Problem& p, int t, const std::function<void()>& run_once)
     return err / scale;
 }
 
-template <int W, int D, int KS, int CT>
-static void run_direct(Env& env, Problem& p, int t)
+// One configuration: check one launch against the reference, time the graph, print a line.
+template <typename Kernel>
+static void run_variant(Env& env, Problem& p, int t, const char* label, Kernel f, dim3 grid, int threads, int smem)
 {
-    auto f = q4_direct<W, D, KS, CT>;
-    cudaFuncAttributes attr;
-    CK(cudaFuncGetAttributes(&attr, f));
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, W * 32, 0));
-    const dim3 grid(p.n / (16 * W), KS);
-    auto launch = [&](int i) {
-        const int c = i % p.copies;
-        f<<<grid, W * 32, 0, env.s>>>(p.codes[c], p.scales[c], p.x, p.res, p.ws, p.counters, p.n, p.k, t);
-    };
-    const float err = check(p, t, [&] { launch(0); });
-    const float us = time_graph(env, std::max(40, 2 * p.copies), launch);
-    const double bytes = (double)(p.code_bytes + p.scale_bytes);
-    printf("direct W%d D%d KS%d CT%d  %5dx%-5d T=%-2d  %7.2f us  %6.0f GB/s  regs %3d lmem %3zu  cta/sm %d grid %d  err %.2e%s\n",
-           W, D, KS, CT, p.n, p.k, t, us, bytes / us / 1e3, attr.numRegs, attr.localSizeBytes, per_sm,
-           grid.x * grid.y, err, err > 1e-2f ? "  FAIL" : "");
-}
-
-
-template <int W, int D, int KS, int CT, int MODE = 0>
-static void run_xs(Env& env, Problem& p, int t)
-{
-    auto f = q4_xs<W, D, KS, CT, MODE>;
-    const int G = p.k / 64, ngmax = (G + KS - 1) / KS;
-    const int smem = t * (ngmax * 8 + 1) * 16;
     CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
     cudaFuncAttributes attr;
     CK(cudaFuncGetAttributes(&attr, f));
     int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, W * 32, smem));
-    const dim3 grid(p.n / (16 * W), KS);
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, threads, smem));
     auto launch = [&](int i) {
         const int c = i % p.copies;
-        f<<<grid, W * 32, smem, env.s>>>(p.codes[c], p.scales[c], p.x, p.res, p.ws, p.counters, p.n, p.k, t);
+        f<<<grid, threads, smem, env.s>>>(p.codes[c], p.scales[c], p.x, p.res, p.ws, p.counters, p.n, p.k, t);
     };
     const float err = check(p, t, [&] { launch(0); });
     const float us = time_graph(env, std::max(40, 2 * p.copies), launch);
     const double bytes = (double)(p.code_bytes + p.scale_bytes);
-    printf("xs%d    W%d D%d KS%d CT%d  %5dx%-5d T=%-2d  %7.2f us  %6.0f GB/s  regs %3d lmem %3zu  cta/sm %d grid %d smem %d  err %.2e%s\n",
-           MODE, W, D, KS, CT, p.n, p.k, t, us, bytes / us / 1e3, attr.numRegs, attr.localSizeBytes, per_sm,
-           grid.x * grid.y, smem, err, err > 1e-2f ? "  FAIL" : "");
+    printf("%-36s %5dx%-5d T=%-2d  %7.2f us  %6.0f GB/s  regs %3d lmem %3zu  cta/sm %d grid %d smem %d  err %.2e%s\n",
+           label, p.n, p.k, t, us, bytes / us / 1e3, attr.numRegs, attr.localSizeBytes, per_sm, grid.x * grid.y, smem,
+           err, err > 1e-2f ? "  FAIL" : "");
+}
+
+template <int W, int D, int KS, int CT>
+static void run_direct(Env& env, Problem& p, int t)
+{
+    char label[64];
+    snprintf(label, sizeof label, "direct W%d D%d KS%d CT%d", W, D, KS, CT);
+    run_variant(env, p, t, label, q4_direct<W, D, KS, CT>, dim3(p.n / (16 * W), KS), W * 32, 0);
+}
+
+template <int W, int D, int KS, int CT, int MODE = 0>
+static void run_xs(Env& env, Problem& p, int t)
+{
+    const int ngmax = (p.k / 64 + KS - 1) / KS;
+    char label[64];
+    snprintf(label, sizeof label, "xs%d W%d D%d KS%d CT%d", MODE, W, D, KS, CT);
+    run_variant(env, p, t, label, q4_xs<W, D, KS, CT, MODE>, dim3(p.n / (16 * W), KS), W * 32,
+                t * (ngmax * 8 + 1) * 16);
+}
+
+template <int ST, int B, int KS, int CT>
+static void run_ring(Env& env, Problem& p, int t)
+{
+    const int ngmax = (p.k / 64 + KS - 1) / KS;
+    char label[64];
+    snprintf(label, sizeof label, "ring ST%d B%d KS%d CT%d", ST, B, KS, CT);
+    run_variant(env, p, t, label, q4_ring<ST, B, KS, CT>, dim3(p.n / 64, KS), 160,
+                128 + ST * B * 2176 + t * (ngmax * 8 + 1) * 16);
+}
+
+template <int ST, int B, int KS, int CT, int NB = 1, int SPLIT = 0, int MINB = 1, int CORR = 0>
+static void run_ring3(Env& env, Problem& p, int t)
+{
+    const int rows = std::min(t, CT * 8);
+    char label[64];
+    snprintf(label, sizeof label, "ring3 ST%d B%d KS%d CT%d NB%d S%d M%d C%d", ST, B, KS, CT, NB, SPLIT, MINB, CORR);
+    run_variant(env, p, t, label, q4_ring3<ST, B, KS, CT, NB, SPLIT, MINB, CORR>, dim3(p.n / (64 * NB), KS),
+                NB * 128 + 32, 128 + ST * (NB * B * 2176 + rows * (B * 128 + 16) + (CORR ? B * CT * 32 : 0)));
 }
 
 template <int D, int KS, int MODE, int SC = 1, int W = 4>
@@ -1213,105 +772,6 @@ static void run_pattern(Env& env, Problem& p)
 }
 
 
-template <int ST, int B, int KS, int CT>
-static void run_ring(Env& env, Problem& p, int t)
-{
-    auto f = q4_ring<ST, B, KS, CT>;
-    const int G = p.k / 64, ngmax = (G + KS - 1) / KS;
-    const int smem = 128 + ST * B * 2176 + t * (ngmax * 8 + 1) * 16;
-    CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-    cudaFuncAttributes attr;
-    CK(cudaFuncGetAttributes(&attr, f));
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 160, smem));
-    const dim3 grid(p.n / 64, KS);
-    auto launch = [&](int i) {
-        const int c = i % p.copies;
-        f<<<grid, 160, smem, env.s>>>(p.codes[c], p.scales[c], p.x, p.res, p.ws, p.counters, p.n, p.k, t);
-    };
-    const float err = check(p, t, [&] { launch(0); });
-    const float us = time_graph(env, std::max(40, 2 * p.copies), launch);
-    const double bytes = (double)(p.code_bytes + p.scale_bytes);
-    printf("ring ST%d B%d KS%d CT%d  %5dx%-5d T=%-2d  %7.2f us  %6.0f GB/s  regs %3d lmem %3zu  cta/sm %d grid %d smem %d  err %.2e%s\n",
-           ST, B, KS, CT, p.n, p.k, t, us, bytes / us / 1e3, attr.numRegs, attr.localSizeBytes, per_sm,
-           grid.x * grid.y, smem, err, err > 1e-2f ? "  FAIL" : "");
-}
-
-
-template <int ST, int B, int KS, int CT>
-static void run_ring2(Env& env, Problem& p, int t)
-{
-    auto f = q4_ring2<ST, B, KS, CT>;
-    const int rows = std::min(t, CT * 8);
-    const int smem = 128 + ST * (B * 2176 + rows * (B * 128 + 16));
-    CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-    cudaFuncAttributes attr;
-    CK(cudaFuncGetAttributes(&attr, f));
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 160, smem));
-    const dim3 grid(p.n / 64, KS);
-    auto launch = [&](int i) {
-        const int c = i % p.copies;
-        f<<<grid, 160, smem, env.s>>>(p.codes[c], p.scales[c], p.x, p.res, p.ws, p.counters, p.n, p.k, t);
-    };
-    const float err = check(p, t, [&] { launch(0); });
-    const float us = time_graph(env, std::max(40, 2 * p.copies), launch);
-    const double bytes = (double)(p.code_bytes + p.scale_bytes);
-    printf("ring2 ST%d B%d KS%d CT%d  %5dx%-5d T=%-2d  %7.2f us  %6.0f GB/s  regs %3d lmem %3zu  cta/sm %d grid %d smem %d  err %.2e%s\n",
-           ST, B, KS, CT, p.n, p.k, t, us, bytes / us / 1e3, attr.numRegs, attr.localSizeBytes, per_sm,
-           grid.x * grid.y, smem, err, err > 1e-2f ? "  FAIL" : "");
-}
-
-
-template <int ST, int B, int KS, int CT, int NB, int SPLIT, int MINB = 1>
-static void run_ring3(Env& env, Problem& p, int t)
-{
-    auto f = q4_ring3<ST, B, KS, CT, NB, SPLIT, MINB>;
-    const int rows = std::min(t, CT * 8);
-    const int smem = 128 + ST * (NB * B * 2176 + rows * (B * 128 + 16));
-    CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-    cudaFuncAttributes attr;
-    CK(cudaFuncGetAttributes(&attr, f));
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, NB * 128 + 32, smem));
-    const dim3 grid(p.n / (64 * NB), KS);
-    auto launch = [&](int i) {
-        const int c = i % p.copies;
-        f<<<grid, NB * 128 + 32, smem, env.s>>>(p.codes[c], p.scales[c], p.x, p.res, p.ws, p.counters, p.n, p.k, t);
-    };
-    const float err = check(p, t, [&] { launch(0); });
-    const float us = time_graph(env, std::max(40, 2 * p.copies), launch);
-    const double bytes = (double)(p.code_bytes + p.scale_bytes);
-    printf("ring3 ST%d B%d KS%d CT%d NB%d SPLIT%d MINB%d  %5dx%-5d T=%-2d  %7.2f us  %6.0f GB/s  regs %3d  cta/sm %d grid %d smem %d  err %.2e%s\n",
-           ST, B, KS, CT, NB, SPLIT, MINB, p.n, p.k, t, us, bytes / us / 1e3, attr.numRegs, per_sm,
-           grid.x * grid.y, smem, err, err > 1e-2f ? "  FAIL" : "");
-}
-
-
-template <int ST, int B, int KS, int CT>
-static void run_ring4(Env& env, Problem& p, int t)
-{
-    auto f = q4_ring4<ST, B, KS, CT, 1, 0, 1>;
-    const int rows = std::min(t, CT * 8);
-    const int smem = 128 + ST * (B * 2176 + rows * (B * 128 + 16) + B * CT * 32);
-    CK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-    cudaFuncAttributes attr;
-    CK(cudaFuncGetAttributes(&attr, f));
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 160, smem));
-    const dim3 grid(p.n / 64, KS);
-    auto launch = [&](int i) {
-        const int c = i % p.copies;
-        f<<<grid, 160, smem, env.s>>>(p.codes[c], p.scales[c], p.x, p.res, p.ws, p.counters, p.n, p.k, t);
-    };
-    const float err = check(p, t, [&] { launch(0); });
-    const float us = time_graph(env, std::max(40, 2 * p.copies), launch);
-    const double bytes = (double)(p.code_bytes + p.scale_bytes);
-    printf("ring4 ST%d B%d KS%d CT%d  %5dx%-5d T=%-2d  %7.2f us  %6.0f GB/s  regs %3d  cta/sm %d grid %d smem %d  err %.2e%s\n",
-           ST, B, KS, CT, p.n, p.k, t, us, bytes / us / 1e3, attr.numRegs, per_sm,
-           grid.x * grid.y, smem, err, err > 1e-2f ? "  FAIL" : "");
-}
-
 template <int U = 4>
 static void run_stream(Env& env, Problem& p, int blocks_per_sm)
 {
@@ -1326,7 +786,6 @@ static void run_stream(Env& env, Problem& p, int blocks_per_sm)
 
 int main(int argc, char** argv)
 {
-    const bool ncu = argc > 1;
     Env env;
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
@@ -1346,21 +805,65 @@ int main(int argc, char** argv)
     }
     Problem big = make_problem(5120, 17408, prop.l2CacheSize);
     Problem small = make_problem(5120, 6144, prop.l2CacheSize);
-    if (ncu) {
-        run_ring3<3, 4, 8, 1, 1, 0>(env, big, 1);
-        return 0;
+    // Suites (argv[1]): what each group of device runs in docs/results/h200-2026-12-01a/micro
+    // measured; "ncu" runs one launch configuration for the profiler.
+    const std::string suite = argc > 1 ? argv[1] : "ring3";
+    if (suite == "ncu") {
+        run_ring3<3, 4, 8, 1>(env, big, 1);
+    } else if (suite == "floors") {
+        for (int b : {2, 4, 8}) run_stream<2>(env, big, b), run_stream<4>(env, big, b);
+        for (int b : {2, 4}) run_stream<4>(env, small, b);
+        run_pattern<8, 8, 0>(env, big);
+        run_pattern<8, 8, 1>(env, big);
+        run_pattern<8, 8, 2>(env, big);
+        run_pattern<8, 8, 0, 0>(env, big);
+        run_pattern<8, 16, 0>(env, big);
+        run_pattern<8, 32, 0>(env, big);
+        run_pattern<8, 34, 0>(env, big);
+        run_pattern<4, 68, 0>(env, big);
+        run_pattern<8, 16, 0, 1, 8>(env, big);
+        run_pattern<8, 16, 0>(env, small);
+        run_pattern<4, 32, 0>(env, small);
+    } else if (suite == "direct") {
+        for (int t : {1, 8}) {
+            run_direct<4, 4, 8, 1>(env, big, t);
+            run_direct<4, 8, 8, 1>(env, big, t);
+            run_direct<4, 4, 16, 1>(env, big, t);
+            run_xs<4, 8, 8, 1>(env, big, t);
+            run_xs<4, 8, 8, 1, 1>(env, big, t);
+            run_xs<4, 12, 8, 1>(env, big, t);
+            run_xs<4, 8, 8, 1>(env, small, t);
+        }
+    } else if (suite == "ring") {
+        for (int t : {1, 8}) {
+            run_ring<4, 4, 8, 1>(env, big, t);
+            run_ring<4, 2, 16, 1>(env, big, t);
+            run_ring<4, 2, 8, 1>(env, small, t);
+        }
+    } else if (suite == "ring3") {
+        for (int t : {1, 8}) {
+            run_ring3<3, 4, 8, 1>(env, big, t);
+            run_ring3<4, 2, 8, 1>(env, big, t);
+            run_ring3<3, 4, 8, 1, 1, 1>(env, big, t);
+            run_ring3<3, 4, 8, 1, 2, 1>(env, big, t);
+            run_ring3<3, 4, 8, 1, 1, 0, 7>(env, big, t);
+            run_ring3<3, 4, 12, 1, 1, 0, 8>(env, big, t);
+            run_ring3<3, 4, 4, 1>(env, small, t);
+            run_ring3<3, 4, 8, 1>(env, small, t);
+        }
+        run_ring3<4, 2, 8, 2>(env, big, 16);
+        run_ring3<3, 2, 8, 4>(env, big, 32);
+    } else if (suite == "corr") {
+        for (int t : {1, 2, 8}) {
+            run_ring3<3, 4, 8, 1>(env, big, t);
+            run_ring3<3, 4, 8, 1, 1, 0, 1, 1>(env, big, t);
+            run_ring3<2, 4, 8, 1, 1, 0, 1, 1>(env, big, t);
+            run_ring3<3, 4, 4, 1>(env, small, t);
+            run_ring3<3, 4, 4, 1, 1, 0, 1, 1>(env, small, t);
+        }
+    } else {
+        fprintf(stderr, "unknown suite %s (ncu, floors, direct, ring, ring3, corr)\n", suite.c_str());
+        return 2;
     }
-    for (int t : {1, 2, 8}) {
-        run_ring3<3, 4, 8, 1, 1, 0, 1>(env, big, t);
-        run_ring4<3, 4, 8, 1>(env, big, t);
-        run_ring4<4, 2, 8, 1>(env, big, t);
-        run_ring4<2, 4, 8, 1>(env, big, t);
-        run_ring3<3, 4, 4, 1, 1, 0, 1>(env, small, t);
-        run_ring4<3, 4, 4, 1>(env, small, t);
-        run_ring4<3, 4, 8, 1>(env, small, t);
-    }
-    run_ring3<4, 2, 8, 2, 1, 0, 1>(env, big, 16);
-    run_ring4<4, 2, 8, 2>(env, big, 16);
-    run_ring4<3, 2, 8, 4>(env, big, 32);
     return 0;
 }
