@@ -82,9 +82,15 @@ __device__ __forceinline__ float q4_half_hi(unsigned int v)
 
 // Asynchronous global -> shared copies (sm_80+): 16 bytes through L2 only, with
 // src_bytes < 16 zero-filling the rest (0: nothing is read); 4 bytes through L1.
+__device__ __forceinline__ void q4_cp_async16_shared(unsigned int s, const void* gmem, unsigned int src_bytes);
 __device__ __forceinline__ void q4_cp_async16(void* smem, const void* gmem, unsigned int src_bytes)
 {
-    const unsigned int s = (unsigned int)__cvta_generic_to_shared(smem);
+    q4_cp_async16_shared((unsigned int)__cvta_generic_to_shared(smem), gmem, src_bytes);
+}
+
+// The same, to a shared-memory address already in the shared window (no conversion per copy).
+__device__ __forceinline__ void q4_cp_async16_shared(unsigned int s, const void* gmem, unsigned int src_bytes)
+{
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(src_bytes) : "memory");
 }
 
