@@ -273,7 +273,11 @@ pub fn attend(
 
     let reduce = gpu.entry(variant, "reduce")?;
     let cfg = LaunchConfig {
-        grid_dim: ((GQA * width * HEAD_DIM / REDUCE_DIMS) as u32, KV_HEADS as u32, tiles as u32),
+        grid_dim: (
+            (GQA * width * HEAD_DIM / REDUCE_DIMS) as u32,
+            KV_HEADS as u32,
+            tiles as u32,
+        ),
         block_dim: (REDUCE_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };

@@ -244,6 +244,9 @@ pub struct AttnPrepared {
     cpu: Option<KvCache>,
     /// f64 reference per checked window.
     references: BTreeMap<usize, Vec<f64>>,
+    /// Per checked window: the attention output over |V| (sum_j p_j |v_j| / l), which
+    /// bounds what FP16 P.V accumulation may round (`check::compare_rows_fp16_accumulated`).
+    magnitudes: BTreeMap<usize, Vec<f64>>,
     pv_f16: bool,
 }
 
@@ -277,6 +280,7 @@ impl AttnPrepared {
             q_host,
             cpu,
             references: BTreeMap::new(),
+            magnitudes: BTreeMap::new(),
             pv_f16: switches::smallt_pv_f16(),
         })
     }
@@ -436,7 +440,39 @@ impl AttnPrepared {
         let launched = self
             .launch(gpu, variant, pv_f16, 0, window)
             .and_then(|_| gpu.sync());
-        check_outcome(launched, || self.compare_with_reference(gpu, window))
+        check_outcome(launched, || self.compare(gpu, window, pv_f16))
+    }
+
+    /// The output against the reference; FP16 P.V routes with the allowance for their own
+    /// accumulation rounding.
+    fn compare(
+        &self,
+        gpu: &Gpu,
+        window: usize,
+        pv_f16: bool,
+    ) -> anyhow::Result<(f64, Option<String>)> {
+        let reference = self
+            .references
+            .get(&window)
+            .context("prepare_check first")?;
+        let host = gpu.stream.clone_dtoh(&self.out)?;
+        let (row, width) = (Q_HEADS * HEAD_DIM, self.key.width);
+        if pv_f16 {
+            let magnitude = self
+                .magnitudes
+                .get(&window)
+                .context("prepare_check first")?;
+            Ok(crate::check::compare_rows_fp16_accumulated(
+                &host,
+                reference,
+                row,
+                width,
+                2 * width,
+                magnitude,
+            ))
+        } else {
+            Ok(compare_rows(&host, reference, row, width, 2 * width))
+        }
     }
 }
 
@@ -475,12 +511,22 @@ impl Prepared for AttnPrepared {
             .chain([777])
             .filter(|&l| l >= w && l <= cache.len())
             .collect();
-        let refs: Vec<(usize, Vec<f64>)> = std::thread::scope(|s| {
+        let v_abs: Vec<Vec<f64>> = v
+            .iter()
+            .map(|h| h.iter().map(|x| x.abs()).collect())
+            .collect();
+        let refs: Vec<(usize, Vec<f64>, Vec<f64>)> = std::thread::scope(|s| {
             let handles: Vec<_> = windows
                 .iter()
                 .map(|&len| {
-                    let (q, k, v) = (&q, &k, &v);
-                    s.spawn(move || (len, reference::attention_f64(q, w, k, v, len)))
+                    let (q, k, v, v_abs) = (&q, &k, &v, &v_abs);
+                    s.spawn(move || {
+                        (
+                            len,
+                            reference::attention_f64(q, w, k, v, len),
+                            reference::attention_f64(q, w, k, v_abs, len),
+                        )
+                    })
                 })
                 .collect();
             handles
@@ -488,7 +534,8 @@ impl Prepared for AttnPrepared {
                 .map(|h| h.join().expect("reference thread"))
                 .collect()
         });
-        self.references = refs.into_iter().collect();
+        self.magnitudes = refs.iter().map(|(len, _, m)| (*len, m.clone())).collect();
+        self.references = refs.into_iter().map(|(len, r, _)| (len, r)).collect();
         // Once per format: the append kernel (on the w1 key), the verify-column requests
         // serial and in parallel tiles (on the w8 key, whose route their tiles take).
         match w {
@@ -523,19 +570,7 @@ impl Prepared for AttnPrepared {
         gpu: &Gpu,
         window: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
-        let reference = self
-            .references
-            .get(&window)
-            .context("prepare_check first")?;
-        let host = gpu.stream.clone_dtoh(&self.out)?;
-        let row = Q_HEADS * HEAD_DIM;
-        Ok(compare_rows(
-            &host,
-            reference,
-            row,
-            self.key.width,
-            2 * self.key.width,
-        ))
+        self.compare(gpu, window, self.pv_f16)
     }
 
     fn check_variant(
