@@ -78,6 +78,15 @@ __global__ void q4_reference(const unsigned* w, const __half* sc, const bf16* x,
 
 
 // K-split reduction (last CTA of a row block sums the slices in order) and the residual add.
+// The K slice of grid row `slice`: groups [g0, g0 + ng) of the G 64-wide groups, KS slices.
+struct KSlice { int g0, ng; };
+template <int KS>
+__device__ __forceinline__ KSlice k_slice(int G, int slice)
+{
+    const int g0 = (int)(((long long)slice * G) / KS);
+    return {g0, (int)(((long long)(slice + 1) * G) / KS) - g0};
+}
+
 // NAMED: threads that meet at named barrier 1 (a producer warp has left), 0: the whole CTA.
 template <int NAMED>
 __device__ __forceinline__ void q4_barrier()
@@ -175,8 +184,8 @@ __global__ void __launch_bounds__(W * 32) q4_direct(const uint4* __restrict__ w_
     const int G = k >> 6, tiles = n >> 4;
     const int tile = blockIdx.x * W + warp;
     const int slice = blockIdx.y;
-    const int g0 = (int)(((long long)slice * G) / KS);
-    const int ng = (int)(((long long)(slice + 1) * G) / KS) - g0;
+    const KSlice kslice = k_slice<KS>(G, slice);
+    const int g0 = kslice.g0, ng = kslice.ng;
     const size_t blk0 = ((size_t)(tile >> 2) * G + g0) * 4 + (tile & 3);
     const uint4* wp = w_codes + blk0 * 32 + lane;
     const unsigned* sp = w_scales + blk0 * 8 + g;
@@ -237,8 +246,8 @@ __global__ void __launch_bounds__(W * 32) q4_xs(const uint4* __restrict__ w_code
     const int G = k >> 6, tiles = n >> 4;
     const int tile = blockIdx.x * W + warp;
     const int slice = blockIdx.y;
-    const int g0 = (int)(((long long)slice * G) / KS);
-    const int ng = (int)(((long long)(slice + 1) * G) / KS) - g0;
+    const KSlice kslice = k_slice<KS>(G, slice);
+    const int g0 = kslice.g0, ng = kslice.ng;
     const size_t blk0 = ((size_t)(tile >> 2) * G + g0) * 4 + (tile & 3);
     const int ctas = gridDim.x * gridDim.y, cta = slice * gridDim.x + blockIdx.x;
     const int rot = MODE == 1 ? (blockIdx.x * 7 + slice * 13) % ng : 0;
@@ -312,8 +321,8 @@ __global__ void __launch_bounds__(W * 32) q4_pattern(const uint4* __restrict__ w
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2;
     const int G = k >> 6;
     const int tile = blockIdx.x * W + warp, slice = blockIdx.y;
-    const int g0 = (int)(((long long)slice * G) / KS);
-    const int ng = (int)(((long long)(slice + 1) * G) / KS) - g0;
+    const KSlice kslice = k_slice<KS>(G, slice);
+    const int g0 = kslice.g0, ng = kslice.ng;
     const size_t blk0 = ((size_t)(tile >> 2) * G + g0) * 4 + (tile & 3);
     const int ctas = gridDim.x * gridDim.y, cta = slice * gridDim.x + blockIdx.x;
     const int rot = MODE == 1 ? (blockIdx.x * 7 + slice * 13) % ng : 0;
@@ -343,96 +352,7 @@ __global__ void __launch_bounds__(W * 32) q4_pattern(const uint4* __restrict__ w
 }
 
 
-// ---- producer/consumer ring: warp 4 copies B-group stages (cp.async + mbarrier), warps 0-3
-// (the band's four 16-row tiles) read them from shared memory. sm_80+ PTX only.
-template <int ST, int B, int KS, int CT>
-__global__ void __launch_bounds__(160) q4_ring(const uint4* __restrict__ w_codes, const unsigned* __restrict__ w_scales,
-                                               const bf16* __restrict__ x, bf16* residual, float* ws,
-                                               unsigned* counters, int n, int k, int t)
-{
-    constexpr int SB = B * 2176; // stage: B groups x (4 tiles x 512 B codes), then B x 128 B scales
-    extern __shared__ __align__(128) unsigned char rs_smem[];
-    unsigned long long* full = reinterpret_cast<unsigned long long*>(rs_smem);
-    unsigned long long* empty = full + ST;
-    unsigned char* ring = rs_smem + 128;
-    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
-    const int g = lane >> 2, q = lane & 3;
-    const int G = k >> 6, tiles = n >> 4;
-    const int band = blockIdx.x, slice = blockIdx.y;
-    const int g0 = (int)(((long long)slice * G) / KS);
-    const int ng = (int)(((long long)(slice + 1) * G) / KS) - g0;
-    const int nst = (ng + B - 1) / B;
-    const size_t blk0 = ((size_t)band * G + g0) * 4; // first block of the slice (tile 0)
-    unsigned char* xs = ring + ST * SB;
-    const int row16 = ng * 8 + 1;
-    if (tid == 0) {
-        for (int s = 0; s < ST; ++s) mbar_init(full + s, 32), mbar_init(empty + s, 4);
-    }
-    {
-        uint4* dst = reinterpret_cast<uint4*>(xs);
-        const int per_row = ng * 8;
-        for (int i = tid; i < t * per_row; i += 160) {
-            const int tok = i / per_row, o = i - tok * per_row;
-            q4_cp_async16(dst + tok * row16 + o, x + (size_t)tok * k + (size_t)g0 * 64 + o * 8, 16);
-        }
-        q4_cp_async_commit();
-        q4_cp_async_wait<0>();
-    }
-    __syncthreads();
-    if (warp == 4) {
-        const unsigned char* csrc = reinterpret_cast<const unsigned char*>(w_codes) + blk0 * 512;
-        const unsigned char* ssrc = reinterpret_cast<const unsigned char*>(w_scales) + blk0 * 32;
-        for (int i = 0; i < nst; ++i) {
-            const int s = i % ST;
-            if (i >= ST) mbar_wait(empty + s, ((i / ST) + 1) & 1);
-            const int gb = min(B, ng - i * B);
-            unsigned char* st = ring + s * SB;
-            for (int o = lane * 16; o < gb * 2048; o += 512)
-                q4_cp_async16(st + o, csrc + (size_t)i * B * 2048 + o, 16);
-            for (int o = lane * 16; o < gb * 128; o += 512)
-                q4_cp_async16(st + B * 2048 + o, ssrc + (size_t)i * B * 128 + o, 16);
-            mbar_arrive_on_cp_async(full + s);
-        }
-        q4_cp_async_wait<0>();
-        return;
-    }
-    const int tile = band * 4 + warp;
-    const uint4* xr[CT];
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-        xr[c] = reinterpret_cast<const uint4*>(xs) + min(c * 8 + g, t - 1) * row16 + q * 2;
-    float acc[CT][4];
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[c][e] = 0.f;
-    for (int i = 0; i < nst; ++i) {
-        const int s = i % ST;
-        mbar_wait(full + s, (i / ST) & 1);
-        const unsigned char* st = ring + s * SB;
-#pragma unroll
-        for (int b = 0; b < B; ++b) {
-            const int j = i * B + b;
-            if (j < ng) {
-                const uint4 w = *reinterpret_cast<const uint4*>(st + (b * 4 + warp) * 512 + lane * 16);
-                const unsigned sc = *reinterpret_cast<const unsigned*>(st + B * 2048 + (b * 4 + warp) * 32 + g * 4);
-                uint4 vx[CT][2];
-#pragma unroll
-                for (int c = 0; c < CT; ++c) {
-                    vx[c][0] = xr[c][j * 8];
-                    vx[c][1] = xr[c][j * 8 + 1];
-                }
-                q4_group<CT>(acc, w, sc, vx);
-            }
-        }
-        __syncwarp();
-        if (lane == 0) mbar_arrive(empty + s);
-    }
-    // K-split reduction among the four consumer warps (named barrier 1: the producer has left).
-    q4_finish<KS, CT, 128>(acc, ws, counters, residual, n, tiles, tile, slice, t);
-}
-
-
+// ---- producer/consumer ring ---------------------------------------------------------------
 // ring3: the activations travel with the weights (each stage: B groups of codes, scales and the
 // t token rows' B x 64 activations), full stages run without per-group tests (with NB = 1,
 // SPLIT = 0, CORR = 0 this is the template's producer = 1, "ring2" in the result files).
@@ -454,8 +374,8 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
     const int g = lane >> 2, q = lane & 3;
     const int G = k >> 6, tiles = n >> 4;
     const int band = blockIdx.x, slice = blockIdx.y;
-    const int g0 = (int)(((long long)slice * G) / KS);
-    const int ng = (int)(((long long)(slice + 1) * G) / KS) - g0;
+    const KSlice kslice = k_slice<KS>(G, slice);
+    const int g0 = kslice.g0, ng = kslice.ng;
     const int nst = (ng + B - 1) / B;
     const int rows = min(t, CT * 8);
     const int SOFF = NB * B * 2176 + rows * XROW; // CORR: sums [B][CT * 8] floats
@@ -739,16 +659,6 @@ static void run_xs(Env& env, Problem& p, int t)
                 t * (ngmax * 8 + 1) * 16);
 }
 
-template <int ST, int B, int KS, int CT>
-static void run_ring(Env& env, Problem& p, int t)
-{
-    const int ngmax = (p.k / 64 + KS - 1) / KS;
-    char label[64];
-    snprintf(label, sizeof label, "ring ST%d B%d KS%d CT%d", ST, B, KS, CT);
-    run_variant(env, p, t, label, q4_ring<ST, B, KS, CT>, dim3(p.n / 64, KS), 160,
-                128 + ST * B * 2176 + t * (ngmax * 8 + 1) * 16);
-}
-
 template <int ST, int B, int KS, int CT, int NB = 1, int SPLIT = 0, int MINB = 1, int CORR = 0>
 static void run_ring3(Env& env, Problem& p, int t)
 {
@@ -834,12 +744,6 @@ int main(int argc, char** argv)
             run_xs<4, 12, 8, 1>(env, big, t);
             run_xs<4, 8, 8, 1>(env, small, t);
         }
-    } else if (suite == "ring") {
-        for (int t : {1, 8}) {
-            run_ring<4, 4, 8, 1>(env, big, t);
-            run_ring<4, 2, 16, 1>(env, big, t);
-            run_ring<4, 2, 8, 1>(env, small, t);
-        }
     } else if (suite == "ring3") {
         for (int t : {1, 8}) {
             run_ring3<3, 4, 8, 1>(env, big, t);
@@ -862,7 +766,7 @@ int main(int argc, char** argv)
             run_ring3<3, 4, 4, 1, 1, 0, 1, 1>(env, small, t);
         }
     } else {
-        fprintf(stderr, "unknown suite %s (ncu, floors, direct, ring, ring3, corr)\n", suite.c_str());
+        fprintf(stderr, "unknown suite %s (ncu, floors, direct, ring3, corr)\n", suite.c_str());
         return 2;
     }
     return 0;
