@@ -80,6 +80,43 @@ __device__ __forceinline__ float q4_half_hi(unsigned int v)
     return __half2float(__ushort_as_half((unsigned short)(v >> 16)));
 }
 
+// One 64-wide K group of one 16-row tile: the lane's 16 weight bytes decoded into the four
+// m16n8k16 k-steps against the activation fragments `v` of each column tile with c * 8 < live,
+// summed into a fresh fp32 fragment, then acc += fragment x the rows' FP16 scales `sc`
+// (rows g, g + 8). k-step s: word s of the lane's 16 bytes, activations 4s..4s+3 of its 16.
+template <int CT>
+__device__ __forceinline__ void q4_group(float (&acc)[CT][4], const uint4& w, unsigned int sc,
+                                         const uint4 (&v)[CT][2], int live)
+{
+    float d[CT][4];
+#pragma unroll
+    for (int c = 0; c < CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) d[c][e] = 0.0f;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+        const unsigned int wd = s == 0 ? w.x : s == 1 ? w.y : s == 2 ? w.z : w.w;
+        unsigned int a[4];
+        q4_decode_word(wd, a);
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+            if (c * 8 < live) {
+                const uint4& vv = v[c][s >> 1];
+                q4_mma_bf16(d[c], a, (s & 1) ? vv.z : vv.x, (s & 1) ? vv.w : vv.y);
+            }
+        }
+    }
+    const float s0 = q4_half_lo(sc);
+    const float s8 = q4_half_hi(sc);
+#pragma unroll
+    for (int c = 0; c < CT; ++c) {
+        acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
+        acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
+        acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
+        acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
+    }
+}
+
 // Asynchronous global -> shared copies (sm_80+): 16 bytes through L2 only, with
 // src_bytes < 16 zero-filling the rest (0: nothing is read); 4 bytes through L1.
 __device__ __forceinline__ void q4_cp_async16_shared(unsigned int s, const void* gmem, unsigned int src_bytes);
