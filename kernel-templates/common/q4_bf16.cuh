@@ -119,16 +119,15 @@ __device__ __forceinline__ void q4_group(float (&acc)[CT][4], const uint4& w, un
 
 // Asynchronous global -> shared copies (sm_80+): 16 bytes through L2 only, with
 // src_bytes < 16 zero-filling the rest (0: nothing is read); 4 bytes through L1.
-__device__ __forceinline__ void q4_cp_async16_shared(unsigned int s, const void* gmem, unsigned int src_bytes);
-__device__ __forceinline__ void q4_cp_async16(void* smem, const void* gmem, unsigned int src_bytes)
-{
-    q4_cp_async16_shared((unsigned int)__cvta_generic_to_shared(smem), gmem, src_bytes);
-}
-
-// The same, to a shared-memory address already in the shared window (no conversion per copy).
 __device__ __forceinline__ void q4_cp_async16_shared(unsigned int s, const void* gmem, unsigned int src_bytes)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(src_bytes) : "memory");
+}
+
+// The same from a generic pointer into shared memory.
+__device__ __forceinline__ void q4_cp_async16(void* smem, const void* gmem, unsigned int src_bytes)
+{
+    q4_cp_async16_shared((unsigned int)__cvta_generic_to_shared(smem), gmem, src_bytes);
 }
 
 __device__ __forceinline__ void q4_cp_async4(void* smem, const void* gmem)
