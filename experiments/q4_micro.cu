@@ -140,37 +140,6 @@ __device__ __forceinline__ void q4_finish(float (&acc)[CT][4], float* ws, unsign
 }
 
 
-// One group of one 16-row tile: decode the lane's 16 weight bytes, four MMAs per column tile
-// into a fresh fragment, then acc += fragment x the rows' scales.
-template <int CT>
-__device__ __forceinline__ void q4_group(float (&acc)[CT][4], const uint4& w, unsigned sc, const uint4 (&vx)[CT][2])
-{
-    float d[CT][4];
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) d[c][e] = 0.f;
-#pragma unroll
-    for (int s = 0; s < 4; ++s) {
-        const unsigned wd = s == 0 ? w.x : s == 1 ? w.y : s == 2 ? w.z : w.w;
-        unsigned a[4];
-        q4_decode_word(wd, a);
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            const uint4& vv = vx[c][s >> 1];
-            q4_mma_bf16(d[c], a, (s & 1) ? vv.z : vv.x, (s & 1) ? vv.w : vv.y);
-        }
-    }
-    const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
-#pragma unroll
-    for (int c = 0; c < CT; ++c) {
-        acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
-        acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
-        acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
-        acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
-    }
-}
-
 // ---- direct design: weights, scales and activations in a register ring, no smem -----------
 // CTA = W warps (W/4 bands of 64 rows), each warp one 16-row tile over its K slice (grid y).
 template <int W, int D, int KS, int CT>
@@ -220,7 +189,7 @@ __global__ void __launch_bounds__(W * 32) q4_direct(const uint4* __restrict__ w_
         for (int u = 0; u < D; ++u) {
             const int j = j0 + u;
             if (j < ng) {
-                q4_group<CT>(acc, rw[u], rs[u], rx[u]);
+                q4_group<CT>(acc, rw[u], rs[u], rx[u], CT * 8);
                 if (j + D < ng) load(u, j + D);
             }
         }
@@ -300,7 +269,7 @@ __global__ void __launch_bounds__(W * 32) q4_xs(const uint4* __restrict__ w_code
                     vx[c][0] = xr[c][jx * 8];
                     vx[c][1] = xr[c][jx * 8 + 1];
                 }
-                q4_group<CT>(acc, rw[u], rs[u], vx);
+                q4_group<CT>(acc, rw[u], rs[u], vx, CT * 8);
                 if (j + D < ng) {
                     rw[u] = q4_ld_stream_v4(wsrc(j + D));
                     rs[u] = q4_ld_u32(ssrc(j + D));
@@ -493,14 +462,7 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
                 d[c][3] = fmaf(-136.f, sx.y, d[c][3]);
             }
         }
-        const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
-#pragma unroll
-        for (int c = 0; c < CT; ++c) {
-            acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
-            acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
-            acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
-            acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
-        }
+        q4_scale_into(acc, d, sc);
     };
     for (int i = 0; i < nst; ++i) {
         const int s = i % ST;

@@ -80,6 +80,21 @@ __device__ __forceinline__ float q4_half_hi(unsigned int v)
     return __half2float(__ushort_as_half((unsigned short)(v >> 16)));
 }
 
+// acc += d x the FP16 scales of the fragment's rows (sc: row g low half, row g + 8 high).
+template <int CT>
+__device__ __forceinline__ void q4_scale_into(float (&acc)[CT][4], const float (&d)[CT][4], unsigned int sc)
+{
+    const float s0 = q4_half_lo(sc);
+    const float s8 = q4_half_hi(sc);
+#pragma unroll
+    for (int c = 0; c < CT; ++c) {
+        acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
+        acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
+        acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
+        acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
+    }
+}
+
 // One 64-wide K group of one 16-row tile: the lane's 16 weight bytes decoded into the four
 // m16n8k16 k-steps against the activation fragments `v` of each column tile with c * 8 < live,
 // summed into a fresh fp32 fragment, then acc += fragment x the rows' FP16 scales `sc`
@@ -106,15 +121,7 @@ __device__ __forceinline__ void q4_group(float (&acc)[CT][4], const uint4& w, un
             }
         }
     }
-    const float s0 = q4_half_lo(sc);
-    const float s8 = q4_half_hi(sc);
-#pragma unroll
-    for (int c = 0; c < CT; ++c) {
-        acc[c][0] = fmaf(d[c][0], s0, acc[c][0]);
-        acc[c][1] = fmaf(d[c][1], s0, acc[c][1]);
-        acc[c][2] = fmaf(d[c][2], s8, acc[c][2]);
-        acc[c][3] = fmaf(d[c][3], s8, acc[c][3]);
-    }
+    q4_scale_into(acc, d, sc);
 }
 
 // Asynchronous global -> shared copies (sm_80+): 16 bytes through L2 only, with
