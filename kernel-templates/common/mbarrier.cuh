@@ -40,18 +40,4 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned int pa
     }
 }
 
-// As mbar_wait, without the sleep: for waiters whose work per phase is short, where a
-// sleep's wake-up delay would be paid at every phase.
-__device__ __forceinline__ void mbar_wait_spin(unsigned long long* b, unsigned int parity)
-{
-    for (;;) {
-        unsigned int done;
-        asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done)
-                     : "r"(mbar_addr(b)), "r"(parity)
-                     : "memory");
-        if (done) return;
-    }
-}
-
 #endif

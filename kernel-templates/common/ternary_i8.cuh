@@ -55,16 +55,11 @@ __device__ __forceinline__ unsigned short ninfer_ld_u16(const void* p)
     return r;
 }
 
-// cp.async (sm_80+): 16 bytes global -> shared (a shared-window address), L2 only (no L1
-// allocation).
-__device__ __forceinline__ void ninfer_cp_async16_shared(unsigned int s, const void* gmem)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
-}
-
+// cp.async (sm_80+): 16 bytes global -> shared, L2 only (no L1 allocation).
 __device__ __forceinline__ void ninfer_cp_async16(void* smem, const void* gmem)
 {
-    ninfer_cp_async16_shared((unsigned int)__cvta_generic_to_shared(smem), gmem);
+    const unsigned int s = (unsigned int)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
 }
 
 // cp.async of 4 bytes (.ca: the only cache mode for sizes below 16).

@@ -159,7 +159,7 @@ pub fn project(
         "K-split workspace too small"
     );
     let f = gpu.function(variant)?;
-    let shared = variant.launch.shared_bytes + dynamic_smem_bytes(variant, k, k_split, width);
+    let shared = variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width);
     if shared > 0 {
         // dynamic shared memory past 48 KiB (minus the static reduction buffer) needs the
         // limit raised first
@@ -199,16 +199,6 @@ pub fn act_smem_bytes(variant: &Variant, k: usize, k_split: usize, width: usize)
     }
     let rows = width.min(variant.launch.max_width as usize);
     act_smem_layout(k, k_split, rows).bytes as u32
-}
-
-/// All dynamic shared memory of a launch: the staged activations, then (producer
-/// variants, launch value `ring_bytes`) the weight ring at the next 128-byte boundary.
-pub fn dynamic_smem_bytes(variant: &Variant, k: usize, k_split: usize, width: usize) -> u32 {
-    let act = act_smem_bytes(variant, k, k_split, width);
-    match variant.launch.extra("ring_bytes").unwrap_or(0) as u32 {
-        0 => act,
-        ring => act.next_multiple_of(128) + ring,
-    }
 }
 
 /// The `act_smem` staging layout (the kernel's, also used by `emulate`).
