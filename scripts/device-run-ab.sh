@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A/B timing of two builds in one GPU call: `ninfer bench` of the same keys with binary A
+# (before) and binary B (after), interleaved A B A B so that drift between the runs shows
+# as the spread within each side, then the per-point table of medians. The profile file is
+# a fresh one (device-common.sh), so each binary runs its built-in entry, or calibrates at
+# start when its route catalog has none: when the two catalogs differ, pass
+# BENCH_ARGS="--device-profile off" to time both on their compiled routes.
+# Usage on the GPU machine:
+#   OUT=/dir A=/dir/with/old/ninfer B=/dir/with/new/ninfer [WIDTHS=8192,65536] \
+#     [BENCH_ARGS="--device-profile off"] \
+#     scripts/device-run-ab.sh KEY_PREFIX...
+LOG_NAME=summary-ab.txt
+BIN=${B:?B: folder of the new binaries}
+source "$(dirname "$0")/device-common.sh"
+A=${A:?A: folder of the old binaries}
+for round in 1 2; do
+  for side in A B; do
+    dir=$A; [ $side = B ] && dir=$BIN
+    for key in "$@"; do
+      $dir/ninfer bench --only "$key" ${WIDTHS:+--widths "$WIDTHS"} ${BENCH_ARGS:-} --json 2>/dev/null > "$work/bench-$side-$round-${key//\//_}.json" || say "bench $side $key failed"
+    done
+  done
+done
+python3 - "$work" "$@" <<'EOF' | tee -a "$log"
+import json, sys, glob, statistics, os
+work, keys = sys.argv[1], sys.argv[2:]
+def points(path):
+    d = json.load(open(path))
+    rows = d["results"] if isinstance(d, dict) and "results" in d else d
+    return {(r["key"], r["width"]): r["us"] for r in rows}
+print(f"{'key':34} {'T':>7} {'A µs (runs)':>22} {'B µs (runs)':>22} {'B/A':>6}")
+for key in keys:
+    k = key.replace("/", "_")
+    side = {}
+    for s in "AB":
+        runs = [points(p) for p in sorted(glob.glob(os.path.join(work, f"bench-{s}-*-{k}.json")))]
+        side[s] = {pt: [r[pt] for r in runs if pt in r] for pt in (runs[0] if runs else {})}
+    for pt in sorted(side["A"], key=lambda p: (p[0], p[1])):
+        a, b = side["A"][pt], side["B"].get(pt, [])
+        if not b:
+            continue
+        ma, mb = statistics.median(a), statistics.median(b)
+        fa = "/".join(f"{x:.2f}" for x in a)
+        fb = "/".join(f"{x:.2f}" for x in b)
+        print(f"{pt[0]:34} {pt[1]:>7} {fa:>22} {fb:>22} {mb / ma:6.3f}")
+EOF
