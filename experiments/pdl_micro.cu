@@ -9,20 +9,13 @@
 // of 40 ops, the cache offsets rotated over 2 GB, L2 flushed before every sample, median
 // of 9. Modes: the split kernel alone, the pair, PDL on the reduce, PDL on both kernels.
 #include <cuda_runtime.h>
+#include "harness.cuh"
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <vector>
 
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
 
 constexpr int HD = 256, ROWS = 6, HEADS = 4;
 
@@ -63,13 +56,32 @@ __global__ void __launch_bounds__(128) split_kernel(const uint4* __restrict__ kv
     if (threadIdx.x < ROWS) ws_ml[part * ROWS + threadIdx.x] = make_float2(f, 1.f);
 }
 
+// The reduce's last step: the 8 groups' (m, l, sum) of one output meet in shared memory.
+__device__ __forceinline__ void merge_groups(float m, float l, float acc, float* out)
+{
+    __shared__ float gm[8], gl[8], gsum[8][64];
+    const int dl = threadIdx.x % 64, grp = threadIdx.x / 64;
+    if (dl == 0) gm[grp] = m, gl[grp] = l;
+    gsum[grp][dl] = acc;
+    __syncthreads();
+    if (grp == 0) {
+        float mx = -INFINITY, lt = 0.f, sum = 0.f;
+        for (int g = 0; g < 8; ++g) mx = fmaxf(mx, gm[g]);
+        for (int g = 0; g < 8; ++g) {
+            const float w = exp2f(gm[g] - mx);
+            lt += gl[g] * w;
+            sum += gsum[g][dl] * w;
+        }
+        *out = sum / lt;
+    }
+}
+
 // The shape of attn_i8_small's reduce (grid ROWS * 4 x HEADS, 8 groups of 64 threads).
 template <bool WAIT>
 __global__ void __launch_bounds__(512) reduce_kernel(const float* __restrict__ ws_o, const float2* __restrict__ ws_ml,
                                                      float* out, int splits)
 {
     if (WAIT) pdl_wait();
-    __shared__ float gm[8], gl[8], gsum[8][64];
     const int r = blockIdx.x / 4, chunk = blockIdx.x % 4, kvh = blockIdx.y, tid = threadIdx.x;
     const int dl = tid % 64, grp = tid / 64, d = chunk * 64 + dl;
     const size_t part0 = (size_t)kvh * splits;
@@ -83,19 +95,7 @@ __global__ void __launch_bounds__(512) reduce_kernel(const float* __restrict__ w
         acc = acc * a + o * w;
         m = mn;
     }
-    if (dl == 0) gm[grp] = m, gl[grp] = l;
-    gsum[grp][dl] = acc;
-    __syncthreads();
-    if (grp == 0) {
-        float mx = -INFINITY, lt = 0.f, sum = 0.f;
-        for (int g = 0; g < 8; ++g) mx = fmaxf(mx, gm[g]);
-        for (int g = 0; g < 8; ++g) {
-            const float w = exp2f(gm[g] - mx);
-            lt += gl[g] * w;
-            sum += gsum[g][dl] * w;
-        }
-        out[(kvh * ROWS + r) * HD + d] = sum / lt;
-    }
+    merge_groups(m, l, acc, out + (kvh * ROWS + r) * HD + d);
 }
 
 
@@ -134,7 +134,6 @@ __global__ void __launch_bounds__(256) chain_kernel(const uint4* __restrict__ w,
 __global__ void __launch_bounds__(512) reduce_batched(const float* __restrict__ ws_o, const float2* __restrict__ ws_ml,
                                                       float* out, int splits)
 {
-    __shared__ float gm[8], gl[8], gsum[8][64];
     const int r = blockIdx.x / 4, chunk = blockIdx.x % 4, kvh = blockIdx.y, tid = threadIdx.x;
     const int dl = tid % 64, grp = tid / 64, d = chunk * 64 + dl;
     const size_t part0 = (size_t)kvh * splits;
@@ -158,19 +157,7 @@ __global__ void __launch_bounds__(512) reduce_batched(const float* __restrict__ 
         acc += o[j] * w;
     }
     m = mx;
-    if (dl == 0) gm[grp] = m, gl[grp] = l;
-    gsum[grp][dl] = acc;
-    __syncthreads();
-    if (grp == 0) {
-        float mx2 = -INFINITY, lt = 0.f, sum = 0.f;
-        for (int g = 0; g < 8; ++g) mx2 = fmaxf(mx2, gm[g]);
-        for (int g = 0; g < 8; ++g) {
-            const float w = exp2f(gm[g] - mx2);
-            lt += gl[g] * w;
-            sum += gsum[g][dl] * w;
-        }
-        out[(kvh * ROWS + r) * HD + d] = sum / lt;
-    }
+    merge_groups(m, l, acc, out + (kvh * ROWS + r) * HD + d);
 }
 
 __global__ void flush_kernel(const uint4* src, size_t n16, unsigned* sink)
@@ -201,29 +188,8 @@ static void launch(bool programmatic, cudaStream_t s, void (*k)(K...), dim3 grid
 static float time_graph(cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, int sms, const uint4* flush, size_t flush_bytes,
                         unsigned* sink, int launches, const std::function<void(int)>& op)
 {
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < launches; ++i) op(i);
-    CK(cudaStreamEndCapture(s, &graph));
-    CK(cudaGraphInstantiate(&exec, graph, 0));
-    CK(cudaGraphUpload(exec, s));
-    std::vector<float> ts;
-    for (int r = 0; r < 10; ++r) {
-        flush_kernel<<<sms * 8, 256, 0, s>>>(flush, flush_bytes / 16, sink);
-        CK(cudaEventRecord(e0, s));
-        CK(cudaGraphLaunch(exec, s));
-        CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r > 0) ts.push_back(ms * 1e3f / launches);
-    }
-    CK(cudaGetLastError());
-    CK(cudaGraphExecDestroy(exec));
-    CK(cudaGraphDestroy(graph));
-    std::sort(ts.begin(), ts.end());
-    return ts[ts.size() / 2];
+    return time_graph_us(s, e0, e1, launches,
+                         [&] { flush_kernel<<<sms * 8, 256, 0, s>>>(flush, flush_bytes / 16, sink); }, op);
 }
 
 int main()

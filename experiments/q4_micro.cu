@@ -15,15 +15,8 @@
 #include <vector>
 #include "../kernel-templates/common/q4_bf16.cuh"
 #include "../kernel-templates/common/mbarrier.cuh"
+#include "harness.cuh"
 
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
 
 typedef __nv_bfloat16 bf16;
 
@@ -492,30 +485,9 @@ struct Env {
 
 static float time_graph(Env& env, int launches, const std::function<void(int)>& launch)
 {
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CK(cudaStreamSynchronize(env.s));
-    CK(cudaStreamBeginCapture(env.s, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < launches; ++i) launch(i);
-    CK(cudaStreamEndCapture(env.s, &graph));
-    CK(cudaGraphInstantiate(&exec, graph, 0));
-    CK(cudaGraphUpload(exec, env.s));
-    std::vector<float> ts;
-    for (int r = 0; r < 10; ++r) {
-        stream_read<4><<<env.sms * 8, 256, 0, env.s>>>(env.flush, env.flush16, env.sink);
-        CK(cudaEventRecord(env.e0, env.s));
-        CK(cudaGraphLaunch(exec, env.s));
-        CK(cudaEventRecord(env.e1, env.s));
-        CK(cudaEventSynchronize(env.e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, env.e0, env.e1));
-        if (r > 0) ts.push_back(ms * 1e3f / launches);
-    }
-    CK(cudaGetLastError());
-    CK(cudaGraphExecDestroy(exec));
-    CK(cudaGraphDestroy(graph));
-    std::sort(ts.begin(), ts.end());
-    return ts[ts.size() / 2];
+    return time_graph_us(env.s, env.e0, env.e1, launches,
+                         [&] { stream_read<4><<<env.sms * 8, 256, 0, env.s>>>(env.flush, env.flush16, env.sink); },
+                         launch);
 }
 
 struct Problem {
