@@ -1,6 +1,6 @@
 //! Rust emission: `routes.rs`, the tables of `runtime/src/catalog.rs` filled from the
 //! catalog (quote, formatted with prettyplease). PTX is `include_str!`ed from
-//! `OUT_DIR/ptx/<variant>.ptx`.
+//! `OUT_DIR/ptx/<variant>.ptx` (and `<variant>.compute_<arch>.ptx` per `ptx_archs`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -26,7 +26,15 @@ pub fn routes_rs(catalog: &Catalog, variants: &[VariantSpec], digest: &str) -> S
         let shared = Literal::u32_unsuffixed(v.launch.shared_bytes);
         let maxw = Literal::u32_unsuffixed(v.launch.max_width);
         let extra = params_tokens(&v.launch.extra);
-        let ptx_file = format!("/ptx/{name}.ptx");
+        let ptx_file = format!(
+            "/ptx/{}",
+            crate::ptx_file_name(name, crate::model::BASELINE_PTX_ARCH)
+        );
+        let arch_ptx = v.ptx_archs.iter().map(|&a| {
+            let file = format!("/ptx/{}", crate::ptx_file_name(name, a));
+            let a = Literal::u32_unsuffixed(a);
+            quote! { (#a, include_str!(concat!(env!("OUT_DIR"), #file))) }
+        });
         quote! {
             crate::catalog::Variant {
                 name: #name,
@@ -40,6 +48,7 @@ pub fn routes_rs(catalog: &Catalog, variants: &[VariantSpec], digest: &str) -> S
                     extra: #extra,
                 },
                 ptx: include_str!(concat!(env!("OUT_DIR"), #ptx_file)),
+                arch_ptx: &[#(#arch_ptx),*],
             }
         }
     });

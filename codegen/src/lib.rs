@@ -67,7 +67,8 @@ pub struct Report {
     pub digest: String,
     /// The NVRTC that compiled the PTX, as CUDA encodes versions (13.0 -> 13000).
     pub nvrtc_version: i32,
-    /// Every variant in `VARIANTS` order, with how its PTX was obtained.
+    /// Every variant in `VARIANTS` order, with how its PTX was obtained; a family's
+    /// `ptx_archs` PTX follows its baseline as `<variant> (compute_<arch>)`.
     pub variants: Vec<(String, Outcome)>,
 }
 
@@ -112,8 +113,9 @@ pub fn render_catalog(
 }
 
 /// The whole generator: validate, render, compile (cached), digest, emit.
-/// Writes `out_dir/kernels/<variant>.cu`, `out_dir/ptx/<variant>.ptx`,
-/// `out_dir/routes.rs` and `out_dir/codegen.log`.
+/// Writes `out_dir/kernels/<variant>.cu`, `out_dir/ptx/<variant>.ptx` (and
+/// `<variant>.compute_<arch>.ptx` per `ptx_archs`), `out_dir/routes.rs` and
+/// `out_dir/codegen.log`.
 pub fn generate(cfg: &Config) -> Result<Report> {
     let (catalog, variants, rendered) = render_catalog(&cfg.catalog, &cfg.templates)?;
     let io =
@@ -131,32 +133,48 @@ pub fn generate(cfg: &Config) -> Result<Report> {
 
     let nv = nvrtc::load(&cfg.cuda_root)?;
     let nvrtc_version = nv.version.0 * 1000 + nv.version.1 * 10;
-    let compiled = nvrtc::compile_all(nv, &cfg.cache_dir, &rendered).map_err(|mut errs| {
-        let pos = |n: &str| {
-            variants
+    // The compute_80 baseline of every variant, then its family's `ptx_archs`.
+    let jobs: Vec<(usize, u32)> = rendered
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            let extra = variants
                 .iter()
-                .position(|v| v.name == n)
-                .unwrap_or(usize::MAX)
-        };
-        errs.sort_by_key(|(n, _)| pos(n));
-        let mut all = errs.into_iter().map(|(name, log)| {
-            let v = &variants[pos(&name)];
-            Error::new(
-                &catalog.path,
-                Some(v.line),
-                v.context(),
-                format!(
-                    "variant `{name}` does not compile (NVRTC; source in {}):\n{log}",
-                    kdir.join(format!("{name}.cu")).display()
-                ),
-            )
-        });
-        let mut first = all.next().expect("an error");
-        for e in all {
-            first.message.push_str(&format!("\n\n{e}"));
-        }
-        first
-    })?;
+                .find(|v| v.name == r.name)
+                .map(|v| v.ptx_archs.clone())
+                .unwrap_or_default();
+            std::iter::once(model::BASELINE_PTX_ARCH)
+                .chain(extra)
+                .map(move |a| (i, a))
+        })
+        .collect();
+    let compiled =
+        nvrtc::compile_all(nv, &cfg.cache_dir, &rendered, &jobs).map_err(|mut errs| {
+            let pos = |n: &str| {
+                variants
+                    .iter()
+                    .position(|v| v.name == n)
+                    .unwrap_or(usize::MAX)
+            };
+            errs.sort_by_key(|(n, _)| pos(n));
+            let mut all = errs.into_iter().map(|(name, log)| {
+                let v = &variants[pos(&name)];
+                Error::new(
+                    &catalog.path,
+                    Some(v.line),
+                    v.context(),
+                    format!(
+                        "variant `{name}` does not compile (NVRTC; source in {}):\n{log}",
+                        kdir.join(format!("{name}.cu")).display()
+                    ),
+                )
+            });
+            let mut first = all.next().expect("an error");
+            for e in all {
+                first.message.push_str(&format!("\n\n{e}"));
+            }
+            first
+        })?;
     for c in &compiled {
         // `{{ entry }}` itself, or entry points `{{ entry }}_<suffix>` (a family whose
         // variants come in several forms, e.g. one kernel per KV cache format).
@@ -180,7 +198,7 @@ pub fn generate(cfg: &Config) -> Result<Report> {
                 ),
             ));
         }
-        let p = pdir.join(format!("{}.ptx", c.name));
+        let p = pdir.join(ptx_file_name(&c.name, c.arch));
         write_if_changed(&p, &c.ptx).map_err(|e| io(&p, e))?;
     }
 
@@ -194,12 +212,25 @@ pub fn generate(cfg: &Config) -> Result<Report> {
         nvrtc_version,
         variants: compiled
             .iter()
-            .map(|c| (c.name.clone(), c.outcome))
+            .map(|c| match c.arch {
+                model::BASELINE_PTX_ARCH => (c.name.clone(), c.outcome),
+                a => (format!("{} (compute_{a})", c.name), c.outcome),
+            })
             .collect(),
     };
     let p = cfg.out_dir.join("codegen.log");
     std::fs::write(&p, report.log()).map_err(|e| io(&p, e))?;
     Ok(report)
+}
+
+/// The PTX file of a variant under `out_dir/ptx/`: `<variant>.ptx` for the compute_80
+/// baseline, `<variant>.compute_<arch>.ptx` for a family's `ptx_archs`.
+pub fn ptx_file_name(variant: &str, arch: u32) -> String {
+    if arch == model::BASELINE_PTX_ARCH {
+        format!("{variant}.ptx")
+    } else {
+        format!("{variant}.compute_{arch}.ptx")
+    }
 }
 
 fn write_if_changed(p: &Path, text: &str) -> std::io::Result<()> {
@@ -260,7 +291,7 @@ pub fn build_script_main() {
                     String::new()
                 };
                 println!(
-                    "cargo:warning=ninfer-codegen: compiled {} of {} variants with NVRTC ({}{more}); {} cached; route catalog {}",
+                    "cargo:warning=ninfer-codegen: compiled {} of {} PTX with NVRTC ({}{more}); {} cached; route catalog {}",
                     compiled.len(),
                     report.variants.len(),
                     shown.join(", "),

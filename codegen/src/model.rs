@@ -87,6 +87,10 @@ pub struct Family {
     pub widths: Vec<u32>,
     pub compiled: Vec<(u32, String)>,
     pub schedules: Vec<Schedule>,
+    /// Virtual architectures (`compute_<a>`) with PTX of their own next to the
+    /// `compute_80` baseline, increasing (`ptx_archs = [90]`): a GPU loads the newest it
+    /// runs, so templates may branch on `__CUDA_ARCH__`.
+    pub ptx_archs: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -145,6 +149,8 @@ pub struct VariantSpec {
     pub owner: Owner,
     /// Catalog line of the schedule (or module) for errors.
     pub line: usize,
+    /// The family's `ptx_archs` (modules: none).
+    pub ptx_archs: Vec<u32>,
 }
 
 impl VariantSpec {
@@ -156,6 +162,12 @@ impl VariantSpec {
         }
     }
 }
+
+/// The virtual architecture every variant's PTX is compiled for (`compute_80`): it loads
+/// on every GPU the project supports.
+pub const BASELINE_PTX_ARCH: u32 = 80;
+/// The newest virtual architecture `ptx_archs` may name.
+pub const MAX_PTX_ARCH: u32 = 121;
 
 /// Schedule name of a module's single variant.
 pub const MODULE_SCHEDULE: &str = "default";
@@ -244,6 +256,7 @@ impl Catalog {
                     launch: s.launch.clone(),
                     owner: Owner::Family(fi, si),
                     line: s.line,
+                    ptx_archs: f.ptx_archs.clone(),
                 });
             }
         }
@@ -257,6 +270,7 @@ impl Catalog {
                 launch: m.launch.clone(),
                 owner: Owner::Module(mi),
                 line: m.line,
+                ptx_archs: Vec::new(),
             });
         }
         out
@@ -339,6 +353,8 @@ struct RawFamily {
     schedules: SpannedMap<SpannedMap<i64>>,
     #[serde(default)]
     grid: Vec<SpannedMap<toml::Value>>,
+    #[serde(default)]
+    ptx_archs: Option<Spanned<Vec<Spanned<i64>>>>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -820,6 +836,36 @@ impl<'a> Cx<'a> {
             compiled.push((wv as u32, s.get_ref().clone()));
         }
 
+        // extra PTX architectures
+        let mut ptx_archs: Vec<u32> = Vec::new();
+        for a in rf
+            .ptx_archs
+            .as_ref()
+            .map(|v| v.get_ref().as_slice())
+            .unwrap_or(&[])
+        {
+            let v = *a.get_ref();
+            if !(BASELINE_PTX_ARCH as i64 + 1..=MAX_PTX_ARCH as i64).contains(&v) {
+                return Err(self.err(
+                    self.line(a),
+                    &cx,
+                    format!(
+                        "ptx_archs: {v} is not a virtual architecture above the compute_{BASELINE_PTX_ARCH} baseline (a number such as 90 for compute_90, at most {MAX_PTX_ARCH})"
+                    ),
+                ));
+            }
+            if let Some(&prev) = ptx_archs.last() {
+                if v as u32 <= prev {
+                    return Err(self.err(
+                        self.line(a),
+                        &cx,
+                        format!("ptx_archs not strictly increasing: {v} after {prev}"),
+                    ));
+                }
+            }
+            ptx_archs.push(v as u32);
+        }
+
         Ok(Family {
             name,
             line,
@@ -830,6 +876,7 @@ impl<'a> Cx<'a> {
             widths,
             compiled,
             schedules,
+            ptx_archs,
         })
     }
 

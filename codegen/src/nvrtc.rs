@@ -95,30 +95,31 @@ pub fn load(root: &Path) -> Result<&'static Nvrtc> {
 }
 
 impl Nvrtc {
-    /// The options every variant is compiled with (the include directory is added
-    /// at compile time and kept out of the cache key as `<cuda>/include`).
-    pub fn options() -> Vec<String> {
+    /// The options a variant is compiled with for virtual architecture `compute_<arch>`
+    /// (the include directory is added at compile time and kept out of the cache key as
+    /// `<cuda>/include`).
+    pub fn options(arch: u32) -> Vec<String> {
         vec![
-            "--gpu-architecture=compute_80".into(),
+            format!("--gpu-architecture=compute_{arch}"),
             "-std=c++17".into(),
             "-I<cuda>/include".into(),
         ]
     }
 
-    fn real_options(&self) -> Vec<String> {
-        Self::options()
+    fn real_options(&self, arch: u32) -> Vec<String> {
+        Self::options(arch)
             .into_iter()
             .map(|o| o.replace("<cuda>", &self.root.display().to_string()))
             .collect()
     }
 
     /// The cache key of a source: blake3 over source, options and NVRTC version.
-    pub fn cache_key(&self, source: &str) -> String {
+    pub fn cache_key(&self, source: &str, arch: u32) -> String {
         let mut h = blake3::Hasher::new();
         h.update(b"ninfer-ptx-cache v1\0");
         h.update(source.as_bytes());
         h.update(b"\0");
-        for o in Self::options() {
+        for o in Self::options(arch) {
             h.update(o.as_bytes());
             h.update(b"\n");
         }
@@ -126,14 +127,19 @@ impl Nvrtc {
         h.finalize().to_hex().to_string()
     }
 
-    /// Compiles one source to PTX; on failure returns NVRTC's log.
-    pub fn compile(&self, name: &str, source: &str) -> std::result::Result<String, String> {
+    /// Compiles one source to PTX for `compute_<arch>`; on failure returns NVRTC's log.
+    pub fn compile(
+        &self,
+        name: &str,
+        source: &str,
+        arch: u32,
+    ) -> std::result::Result<String, String> {
         use cudarc::nvrtc::result as r;
         let src = CString::new(source).map_err(|_| "source contains a NUL byte".to_string())?;
         let cname = CString::new(format!("{name}.cu")).unwrap();
         let prog = r::create_program(&src, Some(&cname))
             .map_err(|e| format!("nvrtcCreateProgram: {e:?}"))?;
-        let opts = self.real_options();
+        let opts = self.real_options(arch);
         let res = unsafe { r::compile_program(prog, &opts) };
         let log = unsafe { r::get_program_log(prog) }
             .map(|v| {
@@ -164,41 +170,52 @@ pub enum Outcome {
     Cached,
 }
 
-/// One compiled variant.
+/// One compiled variant, for one virtual architecture.
 #[derive(Clone, Debug)]
 pub struct Compiled {
     pub name: String,
+    /// `compute_<arch>`.
+    pub arch: u32,
     pub key: String,
     pub outcome: Outcome,
     pub ptx: String,
 }
 
-/// Compiles every rendered variant, in parallel, reusing `cache_dir/<key>.ptx`.
-/// A failure names the variant and carries NVRTC's log; all failures are reported.
+/// Compiles every (rendered variant, virtual architecture) job, in parallel, reusing
+/// `cache_dir/<key>.ptx`. A failure names the variant (and the architecture, past the
+/// baseline) and carries NVRTC's log; all failures are reported.
 pub fn compile_all(
     nvrtc: &Nvrtc,
     cache_dir: &Path,
     rendered: &[Rendered],
+    jobs: &[(usize, u32)],
 ) -> std::result::Result<Vec<Compiled>, Vec<(String, String)>> {
     let _ = std::fs::create_dir_all(cache_dir);
-    let results: Vec<std::result::Result<Compiled, (String, String)>> = rendered
+    let results: Vec<std::result::Result<Compiled, (String, String)>> = jobs
         .par_iter()
-        .map(|r| {
-            let key = nvrtc.cache_key(&r.source);
+        .map(|&(i, arch)| {
+            let r = &rendered[i];
+            let key = nvrtc.cache_key(&r.source, arch);
             let path = cache_dir.join(format!("{key}.ptx"));
             if let Ok(ptx) = std::fs::read_to_string(&path) {
                 if !ptx.is_empty() {
                     return Ok(Compiled {
                         name: r.name.clone(),
+                        arch,
                         key,
                         outcome: Outcome::Cached,
                         ptx,
                     });
                 }
             }
-            let ptx = nvrtc
-                .compile(&r.name, &r.source)
-                .map_err(|log| (r.name.clone(), log))?;
+            let ptx = nvrtc.compile(&r.name, &r.source, arch).map_err(|log| {
+                let log = if arch == crate::model::BASELINE_PTX_ARCH {
+                    log
+                } else {
+                    format!("(compute_{arch})\n{log}")
+                };
+                (r.name.clone(), log)
+            })?;
             // atomic store: temp file + rename, so a concurrent build never reads half a file
             let tmp = cache_dir.join(format!(".{key}.{}.tmp", std::process::id()));
             if std::fs::write(&tmp, &ptx).is_ok() {
@@ -206,6 +223,7 @@ pub fn compile_all(
             }
             Ok(Compiled {
                 name: r.name.clone(),
+                arch,
                 key,
                 outcome: Outcome::Compiled,
                 ptx,

@@ -402,3 +402,31 @@ fn missing_shared_helper() {
     assert_names(&e, line_with(&c, "w4c8  ="), FAM, "failed to render");
     assert!(e.to_string().contains("fx_nope.cuh"), "{e}");
 }
+
+#[test]
+fn ptx_arch_at_or_below_the_baseline() {
+    let c = edit(
+        "widths      = [1, 2, 4, 8, 16]",
+        "widths      = [1, 2, 4, 8, 16]\nptx_archs   = [80]",
+    );
+    assert_names(
+        &err_of(&c),
+        line_with(&c, "ptx_archs"),
+        FAM,
+        "ptx_archs: 80 is not a virtual architecture above the compute_80 baseline",
+    );
+}
+
+#[test]
+fn ptx_archs_not_increasing() {
+    let c = edit(
+        "widths      = [1, 2, 4, 8, 16]",
+        "widths      = [1, 2, 4, 8, 16]\nptx_archs   = [90, 89]",
+    );
+    assert_names(
+        &err_of(&c),
+        line_with(&c, "ptx_archs"),
+        FAM,
+        "ptx_archs not strictly increasing: 89 after 90",
+    );
+}

@@ -62,6 +62,44 @@ fn generate_writes_sources_ptx_routes_and_log() {
 }
 
 #[test]
+fn ptx_archs_add_a_ptx_per_architecture_and_branch_on_cuda_arch() {
+    // The fixture family also compiled for compute_90: its baseline stays compute_80,
+    // each variant gets `<variant>.compute_90.ptx`, routes.rs lists both, and the log
+    // names the extra builds; the module gets none.
+    let c = fixture_catalog().replacen(
+        "widths      = [1, 2, 4, 8, 16]",
+        "widths      = [1, 2, 4, 8, 16]\nptx_archs   = [90]",
+        1,
+    );
+    let fx = Fx::new(&c, &[]);
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let report = generate(&fx.config(out.path(), cache.path())).unwrap_or_else(|e| panic!("{e}"));
+    // 6 fx_scale variants twice, the module once
+    assert_eq!(report.compiled().len(), 13);
+    let base = std::fs::read_to_string(out.path().join("ptx/fx_scale__g8x32.ptx")).unwrap();
+    let sm90 =
+        std::fs::read_to_string(out.path().join("ptx/fx_scale__g8x32.compute_90.ptx")).unwrap();
+    assert!(base.contains(".target sm_80"), "{base}");
+    assert!(sm90.contains(".target sm_90"), "{sm90}");
+    assert!(sm90.contains(".entry fx_scale__g8x32("), "{sm90}");
+    assert!(!out
+        .path()
+        .join("ptx/fx_copy__default.compute_90.ptx")
+        .exists());
+    let routes = std::fs::read_to_string(out.path().join("routes.rs")).unwrap();
+    assert!(
+        routes.contains("fx_scale__g8x32.compute_90.ptx"),
+        "{routes}"
+    );
+    let log = std::fs::read_to_string(out.path().join("codegen.log")).unwrap();
+    assert!(
+        log.contains("compiled fx_scale__g8x32 (compute_90)\n"),
+        "{log}"
+    );
+}
+
+#[test]
 fn cache_second_build_compiles_nothing_and_a_new_schedule_compiles_alone() {
     let fx = Fx::new(&fixture_catalog(), &[]);
     let cache = tempfile::tempdir().unwrap();

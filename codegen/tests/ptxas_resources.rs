@@ -1,6 +1,7 @@
 //! Every variant of the real catalog assembles with the wheel's ptxas for sm_80,
 //! sm_86, sm_89, sm_90 and sm_120 with no spills and within its launch bounds'
-//! register budget. Lists every offender.
+//! register budget, each from the PTX that architecture loads (a family's `ptx_archs`).
+//! Lists every offender.
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -57,7 +58,20 @@ fn every_variant_fits_every_architecture() {
         .par_iter()
         .flat_map(|&(i, arch)| {
             let v = &variants[i];
-            let ptx = out.path().join(format!("ptx/{}.ptx", v.name));
+            // the PTX this architecture loads: the newest of the family's ptx_archs it
+            // runs, else the compute_80 baseline (catalog::Variant::ptx_for)
+            let sm: u32 = arch.trim_start_matches("sm_").parse().unwrap();
+            let virt = v
+                .ptx_archs
+                .iter()
+                .rev()
+                .copied()
+                .find(|&a| a <= sm)
+                .unwrap_or(ninfer_codegen::model::BASELINE_PTX_ARCH);
+            let ptx = out
+                .path()
+                .join("ptx")
+                .join(ninfer_codegen::ptx_file_name(&v.name, virt));
             let text = std::fs::read_to_string(&ptx).unwrap();
             // the launch bounds' budget when the template declares them, else the launch's
             let bounds = launch_bounds(&text, &v.name);

@@ -40,10 +40,26 @@ pub struct Variant {
     pub schedule: &'static str,
     pub params: &'static [Param],
     pub launch: Launch,
+    /// PTX for `compute_80`: loads on every supported GPU.
     pub ptx: &'static str,
+    /// PTX for newer virtual architectures, `(arch, ptx)` with `arch` increasing (the
+    /// family's `ptx_archs` in catalog.toml; templates branch on `__CUDA_ARCH__`).
+    pub arch_ptx: &'static [(u32, &'static str)],
 }
 
 impl Variant {
+    /// The PTX a GPU of compute capability `cc` (major * 10 + minor) loads: the newest
+    /// `arch_ptx` entry it runs (arch <= cc), else the `compute_80` baseline; with the
+    /// virtual architecture's number.
+    pub fn ptx_for(&self, cc: u32) -> (u32, &'static str) {
+        self.arch_ptx
+            .iter()
+            .rev()
+            .find(|(a, _)| *a <= cc)
+            .copied()
+            .unwrap_or((80, self.ptx))
+    }
+
     pub fn param(&self, name: &str) -> Option<i64> {
         self.params
             .iter()
@@ -227,5 +243,28 @@ impl KeyView {
             .or(self.compiled.last())
             .map(|(_, s)| s.as_str())
             .unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gpu_loads_the_newest_ptx_it_runs() {
+        // attn_i8_small declares ptx_archs = [90]; modules have the baseline only.
+        let attn = VARIANTS
+            .iter()
+            .find(|v| v.family == "attn_i8_small")
+            .expect("an attention variant");
+        assert_eq!(attn.arch_ptx.len(), 1);
+        for (cc, arch) in [(80, 80), (86, 80), (89, 80), (90, 90), (120, 90)] {
+            let (a, ptx) = attn.ptx_for(cc);
+            assert_eq!(a, arch, "cc {cc}");
+            assert!(ptx.contains(&format!(".target sm_{arch}")), "cc {cc}");
+        }
+        let quant = module("quant_act_i8").expect("module quant_act_i8");
+        assert!(quant.arch_ptx.is_empty());
+        assert_eq!(quant.ptx_for(90).0, 80);
     }
 }

@@ -107,7 +107,8 @@ impl Gpu {
             .expect("variant from this build's table")
     }
 
-    /// The variant's module, loaded on first use (after checking the driver takes its PTX).
+    /// The variant's module, loaded on first use: the newest PTX of the variant this GPU
+    /// runs (`Variant::ptx_for`), after checking the driver takes it.
     fn module(
         &self,
         variant: &'static Variant,
@@ -116,11 +117,18 @@ impl Gpu {
         if let Some(m) = self.modules[index].get() {
             return Ok(m);
         }
-        ptx_isa::check_driver_accepts(variant.ptx, variant.name, self.info.cuda_driver)?;
+        let (major, minor) = self.info.identity.compute_capability;
+        let (arch, ptx) = variant.ptx_for(major * 10 + minor);
+        ptx_isa::check_driver_accepts(ptx, variant.name, self.info.cuda_driver)?;
         let module = self
             .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(variant.ptx))
-            .with_context(|| format!("loading the module of {}", variant.name))?;
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .with_context(|| {
+                format!(
+                    "loading the module of {} (compute_{arch} PTX)",
+                    variant.name
+                )
+            })?;
         let _ = self.modules[index].set(module);
         Ok(self.modules[index].get().unwrap())
     }
