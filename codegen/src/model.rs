@@ -525,6 +525,35 @@ impl<'a> Cx<'a> {
         })
     }
 
+    /// The integers of `items` as u32: each passes `bad` (which returns the error message
+    /// of a value it rejects), and they strictly increase (`what` names the list).
+    fn increasing_u32(
+        &self,
+        items: &[Spanned<i64>],
+        cx: &str,
+        what: &str,
+        bad: impl Fn(i64) -> Option<String>,
+    ) -> Result<Vec<u32>> {
+        let mut out: Vec<u32> = Vec::new();
+        for item in items {
+            let v = *item.get_ref();
+            if let Some(message) = bad(v) {
+                return Err(self.err(self.line(item), cx, message));
+            }
+            if let Some(&prev) = out.last() {
+                if v as u32 <= prev {
+                    return Err(self.err(
+                        self.line(item),
+                        cx,
+                        format!("{what} not strictly increasing: {v} after {prev}"),
+                    ));
+                }
+            }
+            out.push(v as u32);
+        }
+        Ok(out)
+    }
+
     fn family(&self, rf: RawFamily) -> Result<Family> {
         let name = rf.name.get_ref().clone();
         let line = self.line(&rf.name);
@@ -576,30 +605,13 @@ impl<'a> Cx<'a> {
         }
 
         // widths
-        let mut widths = Vec::new();
         if rf.widths.get_ref().is_empty() {
             return Err(self.err(self.line(&rf.widths), &cx, "`widths` is empty"));
         }
-        for w in rf.widths.get_ref() {
-            let v = *w.get_ref();
-            if v <= 0 || v > u32::MAX as i64 {
-                return Err(self.err(
-                    self.line(w),
-                    &cx,
-                    format!("calibration width {v} must be positive"),
-                ));
-            }
-            if let Some(&prev) = widths.last() {
-                if v as u32 <= prev {
-                    return Err(self.err(
-                        self.line(w),
-                        &cx,
-                        format!("calibration widths not strictly increasing: {v} after {prev}"),
-                    ));
-                }
-            }
-            widths.push(v as u32);
-        }
+        let widths = self.increasing_u32(rf.widths.get_ref(), &cx, "calibration widths", |v| {
+            (v <= 0 || v > u32::MAX as i64)
+                .then(|| format!("calibration width {v} must be positive"))
+        })?;
 
         // launch expressions
         let launch_exprs = self.launch_exprs(&rf.launch, &cx, &LAUNCH_REQUIRED_FAMILY)?;
@@ -837,34 +849,19 @@ impl<'a> Cx<'a> {
         }
 
         // extra PTX architectures
-        let mut ptx_archs: Vec<u32> = Vec::new();
-        for a in rf
+        let archs = rf
             .ptx_archs
             .as_ref()
             .map(|v| v.get_ref().as_slice())
-            .unwrap_or(&[])
-        {
-            let v = *a.get_ref();
-            if !(BASELINE_PTX_ARCH as i64 + 1..=MAX_PTX_ARCH as i64).contains(&v) {
-                return Err(self.err(
-                    self.line(a),
-                    &cx,
-                    format!(
-                        "ptx_archs: {v} is not a virtual architecture above the compute_{BASELINE_PTX_ARCH} baseline (a number such as 90 for compute_90, at most {MAX_PTX_ARCH})"
-                    ),
-                ));
-            }
-            if let Some(&prev) = ptx_archs.last() {
-                if v as u32 <= prev {
-                    return Err(self.err(
-                        self.line(a),
-                        &cx,
-                        format!("ptx_archs not strictly increasing: {v} after {prev}"),
-                    ));
-                }
-            }
-            ptx_archs.push(v as u32);
-        }
+            .unwrap_or(&[]);
+        let ptx_archs = self.increasing_u32(archs, &cx, "ptx_archs", |v| {
+            (!(BASELINE_PTX_ARCH as i64 + 1..=MAX_PTX_ARCH as i64).contains(&v)).then(|| {
+                format!(
+                    "ptx_archs: {v} is not a virtual architecture above the compute_{BASELINE_PTX_ARCH} baseline \
+                     (a number such as 90 for compute_90, at most {MAX_PTX_ARCH})"
+                )
+            })
+        })?;
 
         Ok(Family {
             name,

@@ -62,7 +62,7 @@ fn generate_writes_sources_ptx_routes_and_log() {
 }
 
 #[test]
-fn ptx_archs_add_a_ptx_per_architecture_and_branch_on_cuda_arch() {
+fn ptx_archs_add_a_ptx_per_architecture() {
     // The fixture family also compiled for compute_90: its baseline stays compute_80,
     // each variant gets `<variant>.compute_90.ptx`, routes.rs lists both, and the log
     // names the extra builds; the module gets none.
