@@ -1,13 +1,14 @@
 //! `ninfer catalog`: the build's kernel catalog as generated from `catalog.toml` —
 //! route keys, candidate schedules with their parameters and widest width, compiled
-//! bands, modules, and the route catalog digest. `--json` for machines.
+//! bands, the PTX architectures of each family, modules, and the route catalog digest.
+//! `--json` for machines.
 
 use std::fmt::Write;
 
 use serde_json::{json, Map, Value};
 
 use crate::catalog::{
-    CalibrationFlag, Variant, FAMILIES, MODULES, ROUTE_CATALOG, SWITCHES, VARIANTS,
+    CalibrationFlag, Family, Variant, FAMILIES, MODULES, ROUTE_CATALOG, SWITCHES, VARIANTS,
 };
 
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -51,6 +52,17 @@ fn launch_extra_text(v: &Variant) -> String {
     p.join(" ")
 }
 
+/// The virtual architectures a family's PTX is built for: the compute_80 baseline, then
+/// its `ptx_archs` (every candidate has the same).
+fn ptx_archs(f: &Family) -> Vec<u32> {
+    let extra = f
+        .candidates
+        .first()
+        .map(|&i| VARIANTS[i].arch_ptx.iter().map(|(a, _)| *a).collect())
+        .unwrap_or_else(Vec::new);
+    std::iter::once(80).chain(extra).collect()
+}
+
 fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -84,6 +96,20 @@ pub fn text() -> String {
         }
         let w: Vec<String> = f.widths.iter().map(u32::to_string).collect();
         let _ = writeln!(s, "  calibration widths: {}", w.join(" "));
+        let archs: Vec<String> = ptx_archs(f)
+            .iter()
+            .map(|a| format!("compute_{a}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "  PTX: {}{}",
+            archs.join(", "),
+            if archs.len() > 1 {
+                " (a GPU loads the newest it runs)"
+            } else {
+                ""
+            }
+        );
         let mut lo = 1;
         let mut bands = Vec::new();
         for (last, sched) in f.compiled {
@@ -199,6 +225,7 @@ pub fn json_value() -> Value {
                 "calibration": flag_name(f.calibration),
                 "keys": f.keys.iter().map(|k| format!("{}/{}", f.name, k)).collect::<Vec<_>>(),
                 "widths": f.widths,
+                "ptx_archs": ptx_archs(f),
                 "compiled": f.compiled.iter().map(|(w, s)| json!([w, s])).collect::<Vec<_>>(),
                 "candidates": f.candidates.iter().map(|&i| variant_json(&VARIANTS[i])).collect::<Vec<_>>(),
             })
