@@ -20,6 +20,15 @@
 
 typedef __nv_bfloat16 bf16;
 
+template <int CT>
+__device__ __forceinline__ void zero_acc(float (&acc)[CT][4])
+{
+#pragma unroll
+    for (int c = 0; c < CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[c][e] = 0.f;
+}
+
 // ---- floors -----------------------------------------------------------------------------
 template <int U>
 __global__ void __launch_bounds__(256) stream_read(const uint4* __restrict__ src, size_t n16, unsigned* sink)
@@ -173,10 +182,7 @@ __global__ void __launch_bounds__(W * 32) q4_direct(const uint4* __restrict__ w_
     for (int u = 0; u < D; ++u)
         if (u < ng) load(u, u);
     float acc[CT][4];
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[c][e] = 0.f;
+    zero_acc<CT>(acc);
     for (int j0 = 0; j0 < ng; j0 += D) {
 #pragma unroll
         for (int u = 0; u < D; ++u) {
@@ -246,10 +252,7 @@ __global__ void __launch_bounds__(W * 32) q4_xs(const uint4* __restrict__ w_code
     for (int c = 0; c < CT; ++c)
         xr[c] = reinterpret_cast<const uint4*>(xs_smem) + min(c * 8 + g, t - 1) * row16 + q * 2;
     float acc[CT][4];
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[c][e] = 0.f;
+    zero_acc<CT>(acc);
     for (int j0 = 0; j0 < ng; j0 += D) {
 #pragma unroll
         for (int u = 0; u < D; ++u) {
@@ -401,10 +404,7 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
 #pragma unroll
     for (int c = 0; c < CT; ++c) xoff[c] = NB * B * 2176 + min(c * 8 + g, rows - 1) * XROW + q * 32;
     float acc[CT][4];
-#pragma unroll
-    for (int c = 0; c < CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[c][e] = 0.f;
+    zero_acc<CT>(acc);
     auto group = [&](const unsigned char* st, int b) {
         const uint4 w = *reinterpret_cast<const uint4*>(st + bd * B * 2048 + (b * 4 + wt) * 512 + lane * 16);
         const unsigned sc = *reinterpret_cast<const unsigned*>(st + NB * B * 2048 + bd * B * 128 + (b * 4 + wt) * 32 + g * 4);

@@ -103,9 +103,12 @@ pub fn routes_rs(catalog: &Catalog, variants: &[VariantSpec], digest: &str) -> S
             }
         }
     });
+    let baseline = Literal::u32_unsuffixed(crate::model::BASELINE_PTX_ARCH);
     let file = quote! {
         /// The route catalog digest (see docs/catalog.md).
         pub const ROUTE_CATALOG: &str = #digest;
+        /// The virtual architecture of every variant's `ptx` (`compute_<this>`).
+        pub const BASELINE_PTX_ARCH: u32 = #baseline;
         /// Every compiled kernel: families in file order with their schedules in declared order, then modules.
         pub static VARIANTS: &[crate::catalog::Variant] = &[#(#vs),*];
         /// Routed families in file order.

@@ -40,7 +40,7 @@ pub struct Variant {
     pub schedule: &'static str,
     pub params: &'static [Param],
     pub launch: Launch,
-    /// PTX for `compute_80`: loads on every supported GPU.
+    /// PTX for `compute_<BASELINE_PTX_ARCH>` (80): loads on every supported GPU.
     pub ptx: &'static str,
     /// PTX for newer virtual architectures, `(arch, ptx)` with `arch` increasing (the
     /// family's `ptx_archs` in catalog.toml; templates branch on `__CUDA_ARCH__`).
@@ -57,7 +57,7 @@ impl Variant {
             .rev()
             .find(|(a, _)| *a <= cc)
             .copied()
-            .unwrap_or((80, self.ptx))
+            .unwrap_or((BASELINE_PTX_ARCH, self.ptx))
     }
 
     pub fn param(&self, name: &str) -> Option<i64> {
@@ -124,7 +124,9 @@ pub struct Switch {
     pub compiled: &'static str,
 }
 
-pub use crate::generated::{FAMILIES, MODULES, ROUTE_CATALOG, SWITCHES, VARIANTS};
+pub use crate::generated::{
+    BASELINE_PTX_ARCH, FAMILIES, MODULES, ROUTE_CATALOG, SWITCHES, VARIANTS,
+};
 
 pub fn switch(name: &str) -> Option<&'static Switch> {
     SWITCHES.iter().find(|s| s.name == name)

@@ -8,7 +8,8 @@ use std::fmt::Write;
 use serde_json::{json, Map, Value};
 
 use crate::catalog::{
-    CalibrationFlag, Family, Variant, FAMILIES, MODULES, ROUTE_CATALOG, SWITCHES, VARIANTS,
+    CalibrationFlag, Family, Variant, BASELINE_PTX_ARCH, FAMILIES, MODULES, ROUTE_CATALOG,
+    SWITCHES, VARIANTS,
 };
 
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -60,7 +61,7 @@ fn ptx_archs(f: &Family) -> Vec<u32> {
         .first()
         .map(|&i| VARIANTS[i].arch_ptx.iter().map(|(a, _)| *a).collect())
         .unwrap_or_else(Vec::new);
-    std::iter::once(80).chain(extra).collect()
+    std::iter::once(BASELINE_PTX_ARCH).chain(extra).collect()
 }
 
 fn count(n: usize, one: &str, many: &str) -> String {

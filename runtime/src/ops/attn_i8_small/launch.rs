@@ -13,8 +13,10 @@ use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
 
 /// Output dims of one reduce CTA (its `RED_D`): each row is merged by HEAD_DIM / this CTAs.
 const REDUCE_DIMS: usize = 64;
-/// Threads of a reduce CTA (its `RED_THREADS`: eight groups of one thread per dim).
-const REDUCE_THREADS: u32 = 8 * REDUCE_DIMS as u32;
+/// Thread groups of a reduce CTA (its `RED_GROUPS`), each taking every 8th split.
+const REDUCE_GROUPS: usize = 8;
+/// Threads of a reduce CTA (its `RED_THREADS`: one thread per dim in each group).
+const REDUCE_THREADS: u32 = (REDUCE_GROUPS * REDUCE_DIMS) as u32;
 
 /// Widest query width one launch serves (the keys are `w1` .. `w8`).
 pub const MAX_QUERY_WIDTH: usize = 8;
@@ -271,20 +273,20 @@ pub fn attend(
         .arg(&kvh_i);
     unsafe { b.launch(cfg) }.with_context(|| format!("launching {name}"))?;
 
-    let reduce_ctas = GQA * width * HEAD_DIM / REDUCE_DIMS * KV_HEADS * tiles;
+    let reduce_grid = (GQA * width * HEAD_DIM / REDUCE_DIMS, KV_HEADS, tiles);
     let reduce = gpu.entry(
         variant,
         reduce_entry(
-            reduce_ctas,
+            reduce_grid.0 * reduce_grid.1 * reduce_grid.2,
             gpu.info.identity.multiprocessors as usize,
             plan.splits,
         ),
     )?;
     let cfg = LaunchConfig {
         grid_dim: (
-            (GQA * width * HEAD_DIM / REDUCE_DIMS) as u32,
-            KV_HEADS as u32,
-            tiles as u32,
+            reduce_grid.0 as u32,
+            reduce_grid.1 as u32,
+            reduce_grid.2 as u32,
         ),
         block_dim: (REDUCE_THREADS, 1, 1),
         shared_mem_bytes: 0,
@@ -308,7 +310,7 @@ pub fn attend(
 /// W = 1, calibrated routes: 8K 12.0 -> 11.1 µs, 64K 42.3 -> 41.3; with 16 splits (1K) and
 /// at W = 8 (768 CTAs) `reduce_b8` was 5 % and up to 9 % slower.
 pub fn reduce_entry(ctas: usize, sms: usize, splits: usize) -> &'static str {
-    if ctas <= 2 * sms && splits > 16 {
+    if ctas <= 2 * sms && splits > 2 * REDUCE_GROUPS {
         "reduce_b8"
     } else {
         "reduce"
