@@ -24,8 +24,6 @@ pub struct Schedule {
     /// `act_smem`: the lanes read the activations from the CTA's staged copy
     /// (`launch::act_smem_layout`) instead of from `xq`/`xs`.
     pub act_smem: bool,
-    /// `stream_k`: the grid's CTA count (`launch::stream_k_grid`), 0 without stream-K.
-    pub stream_k_ctas: usize,
 }
 
 impl Schedule {
@@ -135,111 +133,6 @@ fn half_hi(v: u32) -> f32 {
     f16::from_bits((v >> 16) as u16).to_f32()
 }
 
-/// One warp's activation registers for a group: per column tile c and lane, the two 16-byte
-/// chunk loads (`xa[c * 32 + lane][h]`) and the xs pairs of tokens 8c+2q, 8c+2q+1.
-struct LaneActivations {
-    xa: Vec<[[u8; 16]; 2]>,
-    xs0: Vec<u32>,
-    xs1: Vec<u32>,
-}
-
-impl LaneActivations {
-    /// `read16(token, chunk h, q)`: the 16 bytes lane q reads; `pair(token)`: its xs pair.
-    fn gather(
-        ct: usize,
-        t: usize,
-        read16: impl Fn(usize, usize, usize) -> [u8; 16],
-        pair: impl Fn(usize) -> u32,
-    ) -> Self {
-        let mut lanes = LaneActivations {
-            xa: vec![[[0u8; 16]; 2]; ct * 32],
-            xs0: vec![0u32; ct * 32],
-            xs1: vec![0u32; ct * 32],
-        };
-        for c in 0..ct {
-            if c * 8 >= t {
-                continue;
-            }
-            for lane in 0..32 {
-                let (g, q) = (lane / 4, lane % 4);
-                let tb = c * 8 + g;
-                if tb < t {
-                    for h in 0..2 {
-                        lanes.xa[c * 32 + lane][h] = read16(tb, h, q);
-                    }
-                }
-                let tc = c * 8 + 2 * q;
-                if tc < t {
-                    lanes.xs0[c * 32 + lane] = pair(tc);
-                }
-                if tc + 1 < t {
-                    lanes.xs1[c * 32 + lane] = pair(tc + 1);
-                }
-            }
-        }
-        lanes
-    }
-}
-
-/// One warp's work on group `grp` of 16-row tile `tile`: decode, the two chunks' MMAs per
-/// column tile, and the fp32 rescale into `acc[c][lane][element]`, in the kernel's order.
-fn accumulate_group(
-    p: &PackedTernary,
-    tile: usize,
-    grp: usize,
-    lanes: &LaneActivations,
-    t: usize,
-    acc: &mut [[[f32; 4]; 32]],
-) {
-    let groups = p.k / GROUP;
-    let blk = (tile * groups + grp) * BLOCK_BYTES;
-    let sblk = (tile * groups + grp) * TILE_ROWS;
-    // a[step][lane][reg], scales per lane
-    let mut a = [[[0u32; 4]; 32]; 4];
-    let mut wg = [0.0f32; 32];
-    let mut wg8 = [0.0f32; 32];
-    for lane in 0..32 {
-        let bytes = &p.codes[blk + 16 * lane..blk + 16 * lane + 16];
-        for (step, a_step) in a.iter_mut().enumerate() {
-            a_step[lane] = decode_word(le_u32(&bytes[4 * step..]));
-        }
-        let g = lane / 4;
-        // one u32 pair: rows g, g+8
-        wg[lane] = p.scales[sblk + 2 * g].to_f32();
-        wg8[lane] = p.scales[sblk + 2 * g + 1].to_f32();
-    }
-    for (c, acc_c) in acc.iter_mut().enumerate() {
-        if c * 8 >= t {
-            continue;
-        }
-        // Chunk sums d[h] (exact int32), then per element p = d0*x0 (one rounding),
-        // p = fma(d1, x1, p), acc = fma(p, wg, acc): the kernel's order.
-        let mut d = [[[0i32; 4]; 32]; 2];
-        for (h, dh) in d.iter_mut().enumerate() {
-            let mut b0 = [[0u32; 2]; 32];
-            let mut b1 = [[0u32; 2]; 32];
-            for lane in 0..32 {
-                let v = &lanes.xa[c * 32 + lane][h];
-                b0[lane] = [le_u32(&v[0..]), le_u32(&v[4..])];
-                b1[lane] = [le_u32(&v[8..]), le_u32(&v[12..])];
-            }
-            let m = mma_m16n8k32(&a[2 * h], &b0, &[[0; 4]; 32]);
-            *dh = mma_m16n8k32(&a[2 * h + 1], &b1, &m);
-        }
-        for lane in 0..32 {
-            let (s0, s1) = (lanes.xs0[c * 32 + lane], lanes.xs1[c * 32 + lane]);
-            let xcol = [(half_lo(s0), half_hi(s0)), (half_lo(s1), half_hi(s1))];
-            for (i, ei) in acc_c[lane].iter_mut().enumerate() {
-                let (x0, x1) = xcol[i & 1];
-                let w = if i < 2 { wg[lane] } else { wg8[lane] };
-                let p = d[0][lane][i] as f32 * x0;
-                let p = (d[1][lane][i] as f32).mul_add(x1, p);
-                *ei = p.mul_add(w, *ei);
-            }
-        }
-    }
-}
-
 /// Runs the kernel's algorithm on the CPU. Returns `y[t][n]` as the kernel's fp32 sums
 /// (before BF16 rounding) and as the BF16 it stores. `xq` is `[t][k]`, `xs` `[t][k/64]`.
 pub fn emulate(
@@ -253,11 +146,6 @@ pub fn emulate(
     assert!(n % s.rows_per_cta() == 0 && k % GROUP == 0);
     assert!(t >= 1 && t <= s.max_width());
     assert!(xq.len() >= t * k && xs.len() >= t * (k / 64));
-    if s.stream_k_ctas > 0 {
-        let y32 = emulate_stream_k(p, xq, xs, s);
-        let y16 = y32.iter().map(|&v| bf16::from_f32(v)).collect();
-        return (y32, y16);
-    }
     let groups = k / GROUP;
     let chunks = k / 64;
     // Raw FP16 bits of xs, read as the kernel does (u32 pairs).
@@ -315,29 +203,100 @@ pub fn emulate(
                             continue;
                         }
                         let grp = gb + base + j;
-                        let read16 = |tok: usize, h: usize, q: usize| -> [u8; 16] {
-                            let mut v = [0u8; 16];
-                            if s.act_smem {
-                                let off = tok * lay.xq_pitch + (grp - gb) * 128 + h * 64 + q * 16;
-                                v.copy_from_slice(&smem[off..off + 16]);
-                            } else {
-                                let off = tok * k + grp * 128 + h * 64 + q * 16;
-                                for (d, &x) in v.iter_mut().zip(&xq[off..off + 16]) {
-                                    *d = x as u8;
+                        // Activations, per lane: xa[c][h] (16 bytes), xs0[c], xs1[c].
+                        let mut xa = vec![[[0u8; 16]; 2]; ct * 32];
+                        let mut xs0 = vec![0u32; ct * 32];
+                        let mut xs1 = vec![0u32; ct * 32];
+                        for c in 0..ct {
+                            if c * 8 >= t {
+                                continue;
+                            }
+                            for lane in 0..32 {
+                                let (g, q) = (lane / 4, lane % 4);
+                                let tb = c * 8 + g;
+                                if tb < t {
+                                    for h in 0..2 {
+                                        let dst = &mut xa[c * 32 + lane][h];
+                                        if s.act_smem {
+                                            let off = tb * lay.xq_pitch
+                                                + (grp - gb) * 128
+                                                + h * 64
+                                                + q * 16;
+                                            dst.copy_from_slice(&smem[off..off + 16]);
+                                        } else {
+                                            let off = tb * k + grp * 128 + h * 64 + q * 16;
+                                            for (d, &v) in dst.iter_mut().zip(&xq[off..off + 16]) {
+                                                *d = v as u8;
+                                            }
+                                        }
+                                    }
+                                }
+                                let tc = c * 8 + 2 * q;
+                                let pair = |tok: usize| {
+                                    if s.act_smem {
+                                        smem_pair(tok, grp)
+                                    } else {
+                                        xs_pair(tok * chunks + 2 * grp)
+                                    }
+                                };
+                                if tc < t {
+                                    xs0[c * 32 + lane] = pair(tc);
+                                }
+                                if tc + 1 < t {
+                                    xs1[c * 32 + lane] = pair(tc + 1);
                                 }
                             }
-                            v
-                        };
-                        let pair = |tok: usize| {
-                            if s.act_smem {
-                                smem_pair(tok, grp)
-                            } else {
-                                xs_pair(tok * chunks + 2 * grp)
-                            }
-                        };
-                        let lanes = LaneActivations::gather(ct, t, read16, pair);
+                        }
                         for r in 0..tpw {
-                            accumulate_group(p, tile0 + r, grp, &lanes, t, &mut acc[r * ct..(r + 1) * ct]);
+                            let blk = ((tile0 + r) * groups + grp) * BLOCK_BYTES;
+                            let sblk = ((tile0 + r) * groups + grp) * TILE_ROWS;
+                            // a[step][lane][reg], scales per lane
+                            let mut a = [[[0u32; 4]; 32]; 4];
+                            let mut wg = [0.0f32; 32];
+                            let mut wg8 = [0.0f32; 32];
+                            for lane in 0..32 {
+                                let bytes = &p.codes[blk + 16 * lane..blk + 16 * lane + 16];
+                                for (step, a_step) in a.iter_mut().enumerate() {
+                                    a_step[lane] = decode_word(le_u32(&bytes[4 * step..]));
+                                }
+                                let g = lane / 4;
+                                // one u32 pair: rows g, g+8
+                                wg[lane] = p.scales[sblk + 2 * g].to_f32();
+                                wg8[lane] = p.scales[sblk + 2 * g + 1].to_f32();
+                            }
+                            for c in 0..ct {
+                                if c * 8 >= t {
+                                    continue;
+                                }
+                                // Chunk sums d[h] (exact int32), then per element
+                                // p = d0*x0 (one rounding), p = fma(d1, x1, p),
+                                // acc = fma(p, wg, acc): the kernel's order.
+                                let mut d = [[[0i32; 4]; 32]; 2];
+                                for (h, dh) in d.iter_mut().enumerate() {
+                                    let mut b0 = [[0u32; 2]; 32];
+                                    let mut b1 = [[0u32; 2]; 32];
+                                    for lane in 0..32 {
+                                        let v = &xa[c * 32 + lane][h];
+                                        b0[lane] = [le_u32(&v[0..]), le_u32(&v[4..])];
+                                        b1[lane] = [le_u32(&v[8..]), le_u32(&v[12..])];
+                                    }
+                                    let m = mma_m16n8k32(&a[2 * h], &b0, &[[0; 4]; 32]);
+                                    *dh = mma_m16n8k32(&a[2 * h + 1], &b1, &m);
+                                }
+                                for lane in 0..32 {
+                                    let (s0, s1) = (xs0[c * 32 + lane], xs1[c * 32 + lane]);
+                                    let xcol =
+                                        [(half_lo(s0), half_hi(s0)), (half_lo(s1), half_hi(s1))];
+                                    let e = &mut acc[r * ct + c][lane];
+                                    for (i, ei) in e.iter_mut().enumerate() {
+                                        let (x0, x1) = xcol[i & 1];
+                                        let w = if i < 2 { wg[lane] } else { wg8[lane] };
+                                        let p = d[0][lane][i] as f32 * x0;
+                                        let p = (d[1][lane][i] as f32).mul_add(x1, p);
+                                        *ei = p.mul_add(w, *ei);
+                                    }
+                                }
+                            }
                         }
                     }
                     i += 1;
@@ -381,100 +340,6 @@ pub fn emulate(
     }
     let y16 = y32.iter().map(|&v| bf16::from_f32(v)).collect();
     (y32, y16)
-}
-
-/// Stream-K (t = 1, one tile per warp, one word per load): CTA c of C takes the units
-/// [c*U/C, (c+1)*U/C) of the U = tiles x groups units in tile order, warp w its units
-/// u0 + w, u0 + w + k_warps, ...; a warp's sums per tile are added over the warps in
-/// order; a tile one CTA covers is that sum, a tile split between runs the sum of its
-/// CTAs' partials in CTA order. The lanes read the same bytes from the whole-K staged copy
-/// (`act_smem`) as from `xq`/`xs` (group grp at grp*128 either way).
-fn emulate_stream_k(p: &PackedTernary, xq: &[i8], xs: &[f16], s: Schedule) -> Vec<f32> {
-    assert!(s.tiles_per_warp == 1 && s.words == 1 && s.k_split == 1);
-    let (n, k) = (p.n, p.k);
-    let (groups, chunks, tiles) = (k / GROUP, k / 64, n / TILE_ROWS);
-    let units = tiles * groups;
-    let ctas = s.stream_k_ctas;
-    assert!(ctas <= units);
-    let mut y32 = vec![0.0f32; n];
-    // partials[tile]: the row sums of each CTA whose run covers part of the tile, CTA order.
-    let mut partials: Vec<Vec<[f32; TILE_ROWS]>> = vec![Vec::new(); tiles];
-    for c in 0..ctas {
-        let (u0, u1) = (c * units / ctas, (c + 1) * units / ctas);
-        let tile_first = u0 / groups;
-        let nseg = (u1 - 1) / groups - tile_first + 1;
-        // red[seg * k_warps + warp][row]: column 0 of a warp's sums per tile of the run.
-        let mut red = vec![[0.0f32; TILE_ROWS]; nseg * s.k_warps];
-        for warp in 0..s.k_warps {
-            let mut acc = vec![[[0.0f32; 4]; 32]; 1];
-            let mut seg = 0;
-            let mut flush = |acc: &mut Vec<[[f32; 4]; 32]>, seg: &mut usize| {
-                for lane in 0..32 {
-                    for (e, &v) in acc[0][lane].iter().enumerate() {
-                        let (row, col) = c_coord(lane, e);
-                        if col == 0 {
-                            red[*seg * s.k_warps + warp][row] = v;
-                        }
-                    }
-                }
-                acc[0] = [[0.0; 4]; 32];
-                *seg += 1;
-            };
-            let mut u = u0 + warp;
-            while u < u1 {
-                let (tile, grp) = (u / groups, u % groups);
-                while tile_first + seg < tile {
-                    flush(&mut acc, &mut seg);
-                }
-                let read16 = |tok: usize, h: usize, q: usize| -> [u8; 16] {
-                    let off = tok * k + grp * 128 + h * 64 + q * 16;
-                    let mut v = [0u8; 16];
-                    for (d, &x) in v.iter_mut().zip(&xq[off..off + 16]) {
-                        *d = x as u8;
-                    }
-                    v
-                };
-                let pair = |tok: usize| {
-                    let i = tok * chunks + 2 * grp;
-                    u32::from(xs[i].to_bits()) | u32::from(xs[i + 1].to_bits()) << 16
-                };
-                let lanes = LaneActivations::gather(1, 1, read16, pair);
-                accumulate_group(p, tile, grp, &lanes, 1, &mut acc);
-                u += s.k_warps;
-            }
-            while seg < nseg {
-                flush(&mut acc, &mut seg);
-            }
-        }
-        for seg in 0..nseg {
-            let tile = tile_first + seg;
-            let mut sum = [0.0f32; TILE_ROWS];
-            for (row, v) in sum.iter_mut().enumerate() {
-                for warp in 0..s.k_warps {
-                    *v += red[seg * s.k_warps + warp][row];
-                }
-            }
-            if u0 <= tile * groups && u1 >= (tile + 1) * groups {
-                y32[tile * TILE_ROWS..(tile + 1) * TILE_ROWS].copy_from_slice(&sum);
-            } else {
-                partials[tile].push(sum);
-            }
-        }
-    }
-    for (tile, parts) in partials.iter().enumerate() {
-        if parts.is_empty() {
-            continue;
-        }
-        assert!(parts.len() >= 2, "tile {tile}: a split tile has at least two runs");
-        for row in 0..TILE_ROWS {
-            let mut total = 0.0f32;
-            for part in parts {
-                total += part[row];
-            }
-            y32[tile * TILE_ROWS + row] = total;
-        }
-    }
-    y32
 }
 
 #[cfg(test)]
@@ -587,7 +452,6 @@ mod tests {
             words,
             k_split: 1,
             act_smem: false,
-            stream_k_ctas: 0,
         };
         let split = |s: Schedule, k_split| Schedule { k_split, ..s };
         let staged = |s: Schedule| Schedule {
@@ -617,18 +481,5 @@ mod tests {
         case(16, 1152, 1, staged(split(sched(4, 1, 1, 1), 3)), 17);
         case(32, 640, 6, staged(split(sched(8, 1, 1, 1), 2)), 18);
         case(32, 1024, 13, staged(sched(4, 1, 2, 1)), 19);
-        // Stream-K (t = 1): runs crossing tiles, split tiles of 2..5 CTAs, one run over
-        // every tile, one unit per CTA, runs shorter than a warp's stride.
-        let streamed = |s: Schedule, ctas| Schedule {
-            stream_k_ctas: ctas,
-            ..staged(s)
-        };
-        case(64, 640, 1, streamed(sched(8, 1, 1, 1), 3), 20);
-        case(64, 640, 1, streamed(sched(8, 1, 1, 1), 7), 21);
-        case(32, 2176, 1, streamed(stages(sched(8, 1, 1, 1), 3), 3), 22);
-        case(80, 1152, 1, streamed(sched(4, 1, 1, 1), 2), 23);
-        case(128, 640, 1, streamed(sched(8, 1, 1, 1), 1), 24);
-        case(32, 640, 1, streamed(sched(8, 1, 1, 1), 10), 25);
-        case(48, 2176, 1, streamed(sched(8, 1, 1, 1), 13), 26);
     }
 }

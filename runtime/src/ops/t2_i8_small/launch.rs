@@ -19,22 +19,6 @@ pub const MAX_LAUNCH_WIDTH: usize = 32;
 pub const MAX_K_SPLIT: usize = 8;
 /// Smallest row tile of any variant: one arrival counter per 16 rows.
 const MIN_ROWS_PER_CTA: usize = 16;
-/// Row tiles one stream-K run may touch (the kernel's `T2_SK_SEGS`: its reduction buffer).
-pub const STREAM_K_MAX_SEGMENTS: usize = 8;
-/// fp32 partials a stream-K CTA may leave in the workspace: its first and last tile's 16 rows.
-const STREAM_K_PARTIALS_PER_CTA: usize = 2 * 16;
-
-/// Stream-K grid (`stream_k` variants): `resident` CTAs on every SM, one wave, but no more
-/// CTAs than units (`tiles` x `groups`), and enough that no run of `ceil(units / ctas)`
-/// units touches more than `STREAM_K_MAX_SEGMENTS` tiles (a run of r units starting
-/// anywhere in a tile of G touches at most (G + r - 2) / G + 1 of them).
-pub fn stream_k_grid(sms: usize, resident: usize, tiles: usize, groups: usize) -> usize {
-    let units = tiles * groups;
-    let longest_run = (STREAM_K_MAX_SEGMENTS - 2) * groups + 1;
-    (sms * resident)
-        .max(units.div_ceil(longest_run))
-        .clamp(1, units)
-}
 
 pub use crate::ops::shape::Shape;
 
@@ -181,23 +165,8 @@ pub fn project(
         // limit raised first
         gpu.allow_dynamic_shared(f, variant.name, shared as usize)?;
     }
-    let grid_x = if variant.launch.extra("stream_k").unwrap_or(0) == 1 {
-        let resident = f
-            .occupancy_max_active_blocks_per_multiprocessor(variant.launch.threads, shared as usize, None)
-            .with_context(|| format!("{}: occupancy", variant.name))? as usize;
-        let sms = gpu.info.identity.multiprocessors as usize;
-        let ctas = stream_k_grid(sms, resident.max(1), n / rows_per_cta, k / 128);
-        ensure!(
-            w.workspace.len() >= ctas * STREAM_K_PARTIALS_PER_CTA,
-            "{}: stream-K workspace too small for {ctas} CTAs",
-            variant.name
-        );
-        ctas
-    } else {
-        n / rows_per_cta
-    };
     let cfg = LaunchConfig {
-        grid_dim: (grid_x as u32, k_split as u32, 1),
+        grid_dim: ((n / rows_per_cta) as u32, k_split as u32, 1),
         block_dim: (variant.launch.threads, 1, 1),
         shared_mem_bytes: shared,
     };
@@ -272,24 +241,6 @@ pub fn forward(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stream_k_grids_fill_one_wave_and_bound_the_tiles_a_run_touches() {
-        // 5120x17408 on the H200: 320 tiles x 136 groups over 132 SMs x 3.
-        assert_eq!(stream_k_grid(132, 3, 320, 136), 396);
-        // Never more CTAs than units.
-        assert_eq!(stream_k_grid(132, 3, 2, 5), 10);
-        // Short K (G = 5), few SMs: runs would touch more than 8 tiles; the grid grows.
-        let (tiles, groups) = (1000, 5);
-        let ctas = stream_k_grid(4, 2, tiles, groups);
-        let units = tiles * groups;
-        for c in 0..ctas {
-            let (u0, u1) = (c * units / ctas, (c + 1) * units / ctas);
-            let touched = (u1 - 1) / groups - u0 / groups + 1;
-            assert!(touched <= STREAM_K_MAX_SEGMENTS, "CTA {c}: {touched} tiles");
-        }
-        assert!(ctas > 8);
-    }
 
     #[test]
     fn shapes_parse_and_count_bytes() {
