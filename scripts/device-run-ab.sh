@@ -7,8 +7,9 @@
 # BENCH_ARGS="--device-profile off" to time both on their compiled routes.
 # Usage on the GPU machine:
 #   OUT=/dir A=/dir/with/old/ninfer B=/dir/with/new/ninfer [WIDTHS=8192,65536] \
-#     [BENCH_ARGS="--device-profile off"] \
+#     [BENCH_ARGS="--device-profile off"] [A_ENV="NINFER_PDL=0"] [B_ENV=...] \
 #     scripts/device-run-ab.sh KEY_PREFIX...
+# A_ENV / B_ENV: environment assignments for one side only (A = B = one binary, two settings).
 LOG_NAME=summary-ab.txt
 BIN=${B:?B: folder of the new binaries}
 source "$(dirname "$0")/device-common.sh"
@@ -17,7 +18,8 @@ for round in 1 2; do
   for side in A B; do
     dir=$A; [ $side = B ] && dir=$BIN
     for key in "$@"; do
-      $dir/ninfer bench --only "$key" ${WIDTHS:+--widths "$WIDTHS"} ${BENCH_ARGS:-} --json 2>/dev/null > "$work/bench-$side-$round-${key//\//_}.json" || say "bench $side $key failed"
+      side_env=${A_ENV:-}; [ $side = B ] && side_env=${B_ENV:-}
+      env $side_env $dir/ninfer bench --only "$key" ${WIDTHS:+--widths "$WIDTHS"} ${BENCH_ARGS:-} --json 2>/dev/null > "$work/bench-$side-$round-${key//\//_}.json" || say "bench $side $key failed"
     done
   done
 done

@@ -3,6 +3,7 @@
 //! without a GPU gets a one-line error, never a panic.
 
 mod context;
+pub mod launch;
 pub mod ptx_isa;
 pub mod timing;
 

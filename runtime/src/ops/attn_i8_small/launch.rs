@@ -3,10 +3,11 @@
 //! Inference, check, bench and calibration all go through [`attend`].
 
 use anyhow::{ensure, Context as _};
-use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig};
 use half::bf16;
 
 use crate::catalog::{self, Family, Variant};
+use crate::gpu::launch::{launch, KernelArgs};
 use crate::gpu::Gpu;
 use crate::ops::kv::format::KvFormat;
 use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
@@ -261,17 +262,21 @@ pub fn attend(
         plan.keys_per_split as i32,
         KV_HEADS as i32,
     );
-    let mut b = gpu.stream.launch_builder(f);
-    b.arg(cache.pool)
-        .arg(&cache.page_table)
-        .arg(q)
-        .arg(&mut ws.o)
-        .arg(&mut ws.ml)
-        .arg(&len_i)
-        .arg(&w_i)
-        .arg(&kps_i)
-        .arg(&kvh_i);
-    unsafe { b.launch(cfg) }.with_context(|| format!("launching {name}"))?;
+    // Both kernels as programmatic dependent launches where the PTX has the waits (sm_90):
+    // the split kernel fetches its first old key blocks while the kernel ahead finishes,
+    // the reduce is resident when the split kernel ends.
+    let pdl = gpu.pdl_for(variant);
+    let mut args = KernelArgs::new();
+    args.buffer(gpu, cache.pool)
+        .buffer(gpu, &cache.page_table)
+        .buffer(gpu, q)
+        .buffer(gpu, &ws.o)
+        .buffer(gpu, &ws.ml)
+        .value(len_i)
+        .value(w_i)
+        .value(kps_i)
+        .value(kvh_i);
+    unsafe { launch(gpu, f, cfg, &mut args, pdl, name) }?;
 
     let reduce_grid = (GQA * width * HEAD_DIM / REDUCE_DIMS, KV_HEADS, tiles);
     let reduce = gpu.entry(
@@ -292,14 +297,14 @@ pub fn attend(
         shared_mem_bytes: 0,
     };
     let splits_i = plan.splits as i32;
-    let mut b = gpu.stream.launch_builder(&reduce);
-    b.arg(&ws.o)
-        .arg(&ws.ml)
-        .arg(out)
-        .arg(&splits_i)
-        .arg(&w_i)
-        .arg(&kvh_i);
-    unsafe { b.launch(cfg) }.with_context(|| format!("launching {}_reduce", variant.name))?;
+    let mut args = KernelArgs::new();
+    args.buffer(gpu, &ws.o)
+        .buffer(gpu, &ws.ml)
+        .buffer(gpu, out)
+        .value(splits_i)
+        .value(w_i)
+        .value(kvh_i);
+    unsafe { launch(gpu, &reduce, cfg, &mut args, pdl, &format!("{}_reduce", variant.name)) }?;
     Ok(())
 }
 

@@ -1,0 +1,126 @@
+//! Kernel launches through `cuLaunchKernelEx`, so that a launch can carry programmatic
+//! dependent launch (PDL): the kernel may be scheduled while the kernel ahead of it in the
+//! stream is still running, and waits for it in `griddepcontrol.wait`
+//! (kernel-templates/common/pdl.cuh). Only PTX built for compute_90 or newer has those
+//! waits, so only its launches may carry the attribute ([`Gpu::pdl_for`]); stream capture
+//! keeps the relation as a programmatic graph edge. `NINFER_PDL=0` turns it off (A/B timing
+//! with one binary).
+
+use std::ffi::c_void;
+use std::sync::OnceLock;
+
+use anyhow::Context as _;
+use cudarc::driver::sys;
+use cudarc::driver::{CudaFunction, DevicePtr, DeviceRepr, LaunchConfig};
+
+use super::Gpu;
+use crate::catalog::Variant;
+
+/// Oldest PTX target with `griddepcontrol`.
+const PDL_PTX_ARCH: u32 = 90;
+
+/// Whether `NINFER_PDL` allows programmatic dependent launch (unset, or anything but `0`).
+pub fn pdl_enabled() -> bool {
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var("NINFER_PDL").map_or(true, |v| v.trim() != "0"))
+}
+
+impl Gpu {
+    /// Whether launches of `variant` on this GPU carry programmatic dependent launch: the
+    /// PTX it loads is compute_90 or newer and `NINFER_PDL` allows it.
+    pub fn pdl_for(&self, variant: &'static Variant) -> bool {
+        let (major, minor) = self.info.identity.compute_capability;
+        pdl_enabled() && variant.ptx_for(major * 10 + minor).0 >= PDL_PTX_ARCH
+    }
+}
+
+/// A kernel's arguments, each in its own 8-byte slot (`cuLaunchKernelEx` takes a pointer
+/// per argument and reads as many bytes as the parameter has).
+#[derive(Default)]
+pub struct KernelArgs {
+    slots: Vec<u64>,
+}
+
+impl KernelArgs {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A scalar argument (at most 8 bytes: int, float, pointer-sized values).
+    pub fn value<T: DeviceRepr + Copy>(&mut self, v: T) -> &mut Self {
+        assert!(std::mem::size_of::<T>() <= 8, "kernel argument wider than 8 bytes");
+        let mut slot = 0u64;
+        // SAFETY: T is plain data of at most 8 bytes, copied into the slot's first bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &v as *const T as *const u8,
+                &mut slot as *mut u64 as *mut u8,
+                std::mem::size_of::<T>(),
+            )
+        };
+        self.slots.push(slot);
+        self
+    }
+
+    /// The device address of a buffer (slice or view) on `gpu`'s stream.
+    pub fn buffer<T>(&mut self, gpu: &Gpu, b: &impl DevicePtr<T>) -> &mut Self {
+        let (ptr, _sync) = b.device_ptr(&gpu.stream);
+        self.value::<u64>(ptr)
+    }
+}
+
+/// Launches `f` on `gpu`'s stream with `args`, as a programmatic dependent launch when
+/// `pdl` (see [`Gpu::pdl_for`]).
+///
+/// # Safety
+/// The arguments must match the kernel's parameters in number, order and type, and the
+/// kernel must stay within the buffers it is given. With `pdl`, the kernel must wait
+/// (`griddepcontrol.wait`) before touching memory the kernel ahead of it may still use.
+pub unsafe fn launch(
+    gpu: &Gpu,
+    f: &CudaFunction,
+    cfg: LaunchConfig,
+    args: &mut KernelArgs,
+    pdl: bool,
+    name: &str,
+) -> anyhow::Result<()> {
+    gpu.ctx.bind_to_thread()?;
+    let mut params: Vec<*mut c_void> = args
+        .slots
+        .iter_mut()
+        .map(|s| s as *mut u64 as *mut c_void)
+        .collect();
+    let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    let config = sys::CUlaunchConfig {
+        gridDimX: cfg.grid_dim.0,
+        gridDimY: cfg.grid_dim.1,
+        gridDimZ: cfg.grid_dim.2,
+        blockDimX: cfg.block_dim.0,
+        blockDimY: cfg.block_dim.1,
+        blockDimZ: cfg.block_dim.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        hStream: gpu.stream.cu_stream(),
+        attrs: if pdl { &mut attr } else { std::ptr::null_mut() },
+        numAttrs: u32::from(pdl),
+    };
+    sys::cuLaunchKernelEx(&config, f.cu_function(), params.as_mut_ptr(), std::ptr::null_mut())
+        .result()
+        .with_context(|| format!("launching {name}{}", if pdl { " (programmatic dependent launch)" } else { "" }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_fill_the_low_bytes_of_their_slots() {
+        let mut a = KernelArgs::new();
+        a.value(-2i32).value(1.5f32).value(0x1234_5678_9abc_def0u64);
+        assert_eq!(a.slots.len(), 3);
+        assert_eq!(a.slots[0] as u32 as i32, -2);
+        assert_eq!(f32::from_bits(a.slots[1] as u32), 1.5);
+        assert_eq!(a.slots[2], 0x1234_5678_9abc_def0);
+    }
+}
