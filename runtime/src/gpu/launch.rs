@@ -3,8 +3,9 @@
 //! stream is still running, and waits for it in `griddepcontrol.wait`
 //! (kernel-templates/common/pdl.cuh). Only PTX built for compute_90 or newer has those
 //! waits, so only its launches may carry the attribute ([`Gpu::pdl_for`]); stream capture
-//! keeps the relation as a programmatic graph edge. `NINFER_PDL=0` turns it off (A/B timing
-//! with one binary).
+//! keeps the relation as a programmatic graph edge. `NINFER_PDL` (A/B timing with one
+//! binary): `0` turns it off, `second` keeps it for the second kernel of a pair only (the
+//! attention reduce), anything else or unset: every launch that can.
 
 use std::ffi::c_void;
 use std::sync::OnceLock;
@@ -19,18 +20,47 @@ use crate::catalog::Variant;
 /// Oldest PTX target with `griddepcontrol`.
 const PDL_PTX_ARCH: u32 = 90;
 
-/// Whether `NINFER_PDL` allows programmatic dependent launch (unset, or anything but `0`).
-pub fn pdl_enabled() -> bool {
-    static ENABLED: OnceLock<bool> = OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var("NINFER_PDL").map_or(true, |v| v.trim() != "0"))
+/// Which launches `NINFER_PDL` lets carry programmatic dependent launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PdlPolicy {
+    Off,
+    SecondOnly,
+    All,
+}
+
+impl PdlPolicy {
+    pub fn parse(v: Option<&str>) -> Self {
+        match v.map(str::trim) {
+            Some("0") => PdlPolicy::Off,
+            Some("second") => PdlPolicy::SecondOnly,
+            _ => PdlPolicy::All,
+        }
+    }
+}
+
+fn pdl_policy() -> PdlPolicy {
+    static POLICY: OnceLock<PdlPolicy> = OnceLock::new();
+    *POLICY.get_or_init(|| PdlPolicy::parse(std::env::var("NINFER_PDL").ok().as_deref()))
+}
+
+/// A launch's place in its op: the first kernel, or one that follows a kernel of the same op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchOrder {
+    First,
+    Second,
 }
 
 impl Gpu {
-    /// Whether launches of `variant` on this GPU carry programmatic dependent launch: the
-    /// PTX it loads is compute_90 or newer and `NINFER_PDL` allows it.
-    pub fn pdl_for(&self, variant: &'static Variant) -> bool {
+    /// Whether this launch of `variant` carries programmatic dependent launch: the PTX it
+    /// loads on this GPU is compute_90 or newer and `NINFER_PDL` allows it.
+    pub fn pdl_for(&self, variant: &'static Variant, order: LaunchOrder) -> bool {
         let (major, minor) = self.info.identity.compute_capability;
-        pdl_enabled() && variant.ptx_for(major * 10 + minor).0 >= PDL_PTX_ARCH
+        let allowed = match pdl_policy() {
+            PdlPolicy::Off => false,
+            PdlPolicy::SecondOnly => order == LaunchOrder::Second,
+            PdlPolicy::All => true,
+        };
+        allowed && variant.ptx_for(major * 10 + minor).0 >= PDL_PTX_ARCH
     }
 }
 
@@ -113,6 +143,14 @@ pub unsafe fn launch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_policy_reads_off_second_and_defaults_to_all() {
+        assert_eq!(PdlPolicy::parse(Some("0")), PdlPolicy::Off);
+        assert_eq!(PdlPolicy::parse(Some(" second ")), PdlPolicy::SecondOnly);
+        assert_eq!(PdlPolicy::parse(Some("1")), PdlPolicy::All);
+        assert_eq!(PdlPolicy::parse(None), PdlPolicy::All);
+    }
 
     #[test]
     fn arguments_fill_the_low_bytes_of_their_slots() {

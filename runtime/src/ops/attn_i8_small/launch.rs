@@ -7,7 +7,7 @@ use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig};
 use half::bf16;
 
 use crate::catalog::{self, Family, Variant};
-use crate::gpu::launch::{launch, KernelArgs};
+use crate::gpu::launch::{launch, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
 use crate::ops::kv::format::KvFormat;
 use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
@@ -265,7 +265,7 @@ pub fn attend(
     // Both kernels as programmatic dependent launches where the PTX has the waits (sm_90):
     // the split kernel fetches its first old key blocks while the kernel ahead finishes,
     // the reduce is resident when the split kernel ends.
-    let pdl = gpu.pdl_for(variant);
+    let pdl = gpu.pdl_for(variant, LaunchOrder::First);
     let mut args = KernelArgs::new();
     args.buffer(gpu, cache.pool)
         .buffer(gpu, &cache.page_table)
@@ -304,6 +304,7 @@ pub fn attend(
         .value(splits_i)
         .value(w_i)
         .value(kvh_i);
+    let pdl = gpu.pdl_for(variant, LaunchOrder::Second);
     unsafe { launch(gpu, &reduce, cfg, &mut args, pdl, &format!("{}_reduce", variant.name)) }?;
     Ok(())
 }
