@@ -102,6 +102,8 @@ pub struct Module {
     /// Sorted by name.
     pub params: Vec<(String, i64)>,
     pub launch: LaunchValues,
+    /// As a family's `ptx_archs`.
+    pub ptx_archs: Vec<u32>,
 }
 
 /// A route switch: a route key without kernels of its own whose "schedule" is one of a
@@ -149,7 +151,7 @@ pub struct VariantSpec {
     pub owner: Owner,
     /// Catalog line of the schedule (or module) for errors.
     pub line: usize,
-    /// The family's `ptx_archs` (modules: none).
+    /// The family's or module's `ptx_archs`.
     pub ptx_archs: Vec<u32>,
 }
 
@@ -270,7 +272,7 @@ impl Catalog {
                 launch: m.launch.clone(),
                 owner: Owner::Module(mi),
                 line: m.line,
-                ptx_archs: Vec::new(),
+                ptx_archs: m.ptx_archs.clone(),
             });
         }
         out
@@ -365,6 +367,8 @@ struct RawModule {
     #[serde(default)]
     params: SpannedMap<i64>,
     launch: Spanned<SpannedMap<toml::Value>>,
+    #[serde(default)]
+    ptx_archs: Option<Spanned<Vec<Spanned<i64>>>>,
 }
 
 /// toml's message, in the catalog's words where it has them.
@@ -848,20 +852,7 @@ impl<'a> Cx<'a> {
             compiled.push((wv as u32, s.get_ref().clone()));
         }
 
-        // extra PTX architectures
-        let archs = rf
-            .ptx_archs
-            .as_ref()
-            .map(|v| v.get_ref().as_slice())
-            .unwrap_or(&[]);
-        let ptx_archs = self.increasing_u32(archs, &cx, "ptx_archs", |v| {
-            (!(BASELINE_PTX_ARCH as i64 + 1..=MAX_PTX_ARCH as i64).contains(&v)).then(|| {
-                format!(
-                    "ptx_archs: {v} is not a virtual architecture above the compute_{BASELINE_PTX_ARCH} baseline \
-                     (a number such as 90 for compute_90, at most {MAX_PTX_ARCH})"
-                )
-            })
-        })?;
+        let ptx_archs = self.ptx_archs(&rf.ptx_archs, &cx)?;
 
         Ok(Family {
             name,
@@ -874,6 +865,19 @@ impl<'a> Cx<'a> {
             compiled,
             schedules,
             ptx_archs,
+        })
+    }
+
+    /// A family's or module's `ptx_archs`: extra virtual architectures, increasing.
+    fn ptx_archs(&self, raw: &Option<Spanned<Vec<Spanned<i64>>>>, cx: &str) -> Result<Vec<u32>> {
+        let archs = raw.as_ref().map(|v| v.get_ref().as_slice()).unwrap_or(&[]);
+        self.increasing_u32(archs, cx, "ptx_archs", |v| {
+            (!(BASELINE_PTX_ARCH as i64 + 1..=MAX_PTX_ARCH as i64).contains(&v)).then(|| {
+                format!(
+                    "ptx_archs: {v} is not a virtual architecture above the compute_{BASELINE_PTX_ARCH} baseline \
+                     (a number such as 90 for compute_90, at most {MAX_PTX_ARCH})"
+                )
+            })
         })
     }
 
@@ -897,6 +901,7 @@ impl<'a> Cx<'a> {
         params.sort();
         let exprs = self.launch_exprs(&rm.launch, &cx, &LAUNCH_REQUIRED_MODULE)?;
         let launch = self.eval_launch(&exprs, &params, &cx, MODULE_SCHEDULE, &name, false)?;
+        let ptx_archs = self.ptx_archs(&rm.ptx_archs, &cx)?;
         Ok(Module {
             name,
             line,
@@ -904,6 +909,7 @@ impl<'a> Cx<'a> {
             template_line: self.line(&rm.template),
             params,
             launch,
+            ptx_archs,
         })
     }
 

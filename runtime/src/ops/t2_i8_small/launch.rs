@@ -4,11 +4,12 @@
 //! how a width is mapped to a variant (`choose`).
 
 use anyhow::{bail, ensure, Context as _};
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, LaunchConfig};
 use half::{bf16, f16};
 
 use super::pack::PackedTernary;
 use crate::catalog::{self, Variant};
+use crate::gpu::launch::{launch, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
 
 /// K elements per activation scale.
@@ -101,14 +102,14 @@ pub fn quantize(
         shared_mem_bytes: variant.launch.shared_bytes,
     };
     let (t_i, k_i) = (t as i32, act.k as i32);
-    let mut b = gpu.stream.launch_builder(f);
-    b.arg(x)
-        .arg(&mut act.xq)
-        .arg(&mut act.xs)
-        .arg(&t_i)
-        .arg(&k_i);
-    unsafe { b.launch(cfg) }.with_context(|| format!("launching {}", variant.name))?;
-    Ok(())
+    let mut args = KernelArgs::new();
+    args.buffer(gpu, x)
+        .buffer(gpu, &act.xq)
+        .buffer(gpu, &act.xs)
+        .value(t_i)
+        .value(k_i);
+    let pdl = gpu.pdl_for(variant, LaunchOrder::First);
+    unsafe { launch(gpu, f, cfg, &mut args, pdl, variant.name) }
 }
 
 /// One launch of `variant` over tokens `first..first+width` of `act`, writing those rows of y.
@@ -172,22 +173,24 @@ pub fn project(
     };
     let xq = act.xq.slice(first * k..);
     let xs = act.xs.slice(first * (k / ACT_GROUP)..);
-    let mut y_rows = y.slice_mut(first * n..);
+    let y_rows = y.slice_mut(first * n..);
     let (n_i, k_i, t_i) = (n as i32, k as i32, width as i32);
-    let mut b = gpu.stream.launch_builder(f);
-    b.arg(&w.codes)
-        .arg(&w.scales)
-        .arg(&xq)
-        .arg(&xs)
-        .arg(&mut y_rows)
-        .arg(&n_i)
-        .arg(&k_i)
-        .arg(&t_i)
+    let mut args = KernelArgs::new();
+    args.buffer(gpu, &w.codes)
+        .buffer(gpu, &w.scales)
+        .buffer(gpu, &xq)
+        .buffer(gpu, &xs)
+        .buffer(gpu, &y_rows)
+        .value(n_i)
+        .value(k_i)
+        .value(t_i)
         // Written by the kernel; ordered by the stream (see `DeviceWeights`).
-        .arg(&w.workspace)
-        .arg(&w.counters);
-    unsafe { b.launch(cfg) }.with_context(|| format!("launching {}", variant.name))?;
-    Ok(())
+        .buffer(gpu, &w.workspace)
+        .buffer(gpu, &w.counters);
+    // With PDL (sm_90 PTX) the first weight loads are issued before the activations'
+    // wait, so they overlap the quantization kernel ahead.
+    let pdl = gpu.pdl_for(variant, LaunchOrder::Second);
+    unsafe { launch(gpu, f, cfg, &mut args, pdl, variant.name) }
 }
 
 /// Dynamic shared memory of an `act_smem` variant: the activations of its K range
