@@ -17,6 +17,9 @@ pub struct DeviceInfo {
     pub ordinal: usize,
     pub identity: DeviceIdentity,
     pub l2_bytes: usize,
+    /// Shared memory of one SM, and what the driver reserves per resident CTA out of it.
+    pub smem_per_sm: usize,
+    pub smem_reserved_per_cta: usize,
     pub total_memory: usize,
     /// CUDA version of the driver, e.g. 13000.
     pub cuda_driver: i32,
@@ -50,6 +53,8 @@ pub(super) fn probe(ordinal: usize) -> anyhow::Result<DeviceInfo> {
     let minor = attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
     let sms = attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     let l2 = attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?;
+    let smem_per_sm = attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?;
+    let smem_reserved = attr(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?;
     let total_memory = unsafe { cudarc::driver::result::device::total_mem(dev)? };
     let mut driver = 0;
     unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver) }
@@ -63,6 +68,8 @@ pub(super) fn probe(ordinal: usize) -> anyhow::Result<DeviceInfo> {
             multiprocessors: sms as u32,
         },
         l2_bytes: l2 as usize,
+        smem_per_sm: smem_per_sm as usize,
+        smem_reserved_per_cta: smem_reserved as usize,
         total_memory,
         cuda_driver: driver,
     })

@@ -136,6 +136,16 @@ pub fn split_plan(
     }
 }
 
+/// Dynamic shared memory for a CTA that needs `needed` bytes such that at most `ctas` of
+/// them fit on an SM of `per_sm` bytes (`reserved` more per CTA): `needed`, or enough more
+/// that `ctas + 1` would not fit. Bounded by what `ctas` of them may take.
+pub fn pinned_smem(needed: usize, ctas: usize, per_sm: usize, reserved: usize) -> usize {
+    let ctas = ctas.max(1);
+    let too_many = (per_sm / (ctas + 1)).saturating_sub(reserved) + 1;
+    let most = (per_sm / ctas).saturating_sub(reserved);
+    needed.max(too_many.min(most))
+}
+
 /// The widest split count any candidate can ask on this device (workspace sizing).
 pub fn max_splits(sms: usize) -> usize {
     family()
@@ -238,13 +248,28 @@ pub fn attend(
     // entry point at this W), at most the schedule's ctas_per_sm.
     let entry = gpu.sized_entry(variant, &suffix, variant.launch.threads, smem)?;
     let (f, name, resident) = (&entry.function, &entry.name, entry.resident);
+    let ctas_per_sm = param(variant, "ctas_per_sm").min(resident);
     let plan = split_plan(
         gpu.info.identity.multiprocessors as usize,
-        param(variant, "ctas_per_sm").min(resident),
+        ctas_per_sm,
         KV_HEADS,
         param(variant, "key_block"),
         cache.len,
     );
+    // Both kernels as programmatic dependent launches where the PTX has the waits (sm_90):
+    // the split kernel fetches its first old key blocks while the kernel ahead finishes,
+    // the reduce is resident when the split kernel ends. Launched early, the split CTAs
+    // land wherever they fit as the SMs drain, so the shared memory is padded until no
+    // SM fits more than the plan's CTAs per SM (else some SMs took three CTAs of a
+    // two-per-SM plan: 11-24 % slower at 64K-262K on the H200, docs/perf-notes-attn.md).
+    let pdl = gpu.pdl_for(variant, LaunchOrder::First);
+    let smem = if pdl {
+        let padded = pinned_smem(smem, ctas_per_sm, gpu.info.smem_per_sm, gpu.info.smem_reserved_per_cta);
+        gpu.allow_dynamic_shared(f, name, padded)?;
+        padded
+    } else {
+        smem
+    };
     ensure!(
         plan.splits <= ws.max_splits,
         "attention: {} splits are more than the workspace ({}) holds",
@@ -262,10 +287,6 @@ pub fn attend(
         plan.keys_per_split as i32,
         KV_HEADS as i32,
     );
-    // Both kernels as programmatic dependent launches where the PTX has the waits (sm_90):
-    // the split kernel fetches its first old key blocks while the kernel ahead finishes,
-    // the reduce is resident when the split kernel ends.
-    let pdl = gpu.pdl_for(variant, LaunchOrder::First);
     let mut args = KernelArgs::new();
     args.buffer(gpu, cache.pool)
         .buffer(gpu, &cache.page_table)
@@ -413,6 +434,24 @@ mod tests {
         assert_eq!(reduce_entry(ctas(1), 132, 16), "reduce");
         // Two parallel tiles of W = 2 on a 40-SM card: 384 CTAs > 80.
         assert_eq!(reduce_entry(2 * ctas(2), 40, 99), "reduce");
+    }
+
+    #[test]
+    fn pinned_shared_memory_admits_the_plans_ctas_and_no_more() {
+        // H200: 228 KiB per SM, 1 KiB reserved per CTA.
+        let (per_sm, reserved) = (233_472, 1024);
+        for ctas in 1..=4 {
+            for needed in [10_000, 40_000, 70_000] {
+                let s = pinned_smem(needed, ctas, per_sm, reserved);
+                assert!(s >= needed);
+                let fit = per_sm / (s + reserved);
+                if needed * ctas + reserved * ctas <= per_sm {
+                    assert_eq!(fit, ctas, "ctas {ctas}, needed {needed}: {s} bytes fit {fit}");
+                }
+            }
+        }
+        // Already too large for two more: unchanged.
+        assert_eq!(pinned_smem(100_000, 2, per_sm, reserved), 100_000);
     }
 
     #[test]
