@@ -78,7 +78,10 @@ impl KernelArgs {
 
     /// A scalar argument (at most 8 bytes: int, float, pointer-sized values).
     pub fn value<T: DeviceRepr + Copy>(&mut self, v: T) -> &mut Self {
-        assert!(std::mem::size_of::<T>() <= 8, "kernel argument wider than 8 bytes");
+        assert!(
+            std::mem::size_of::<T>() <= 8,
+            "kernel argument wider than 8 bytes"
+        );
         let mut slot = 0u64;
         // SAFETY: T is plain data of at most 8 bytes, copied into the slot's first bytes.
         unsafe {
@@ -135,9 +138,23 @@ pub unsafe fn launch(
         attrs: if pdl { &mut attr } else { std::ptr::null_mut() },
         numAttrs: u32::from(pdl),
     };
-    sys::cuLaunchKernelEx(&config, f.cu_function(), params.as_mut_ptr(), std::ptr::null_mut())
-        .result()
-        .with_context(|| format!("launching {name}{}", if pdl { " (programmatic dependent launch)" } else { "" }))
+    sys::cuLaunchKernelEx(
+        &config,
+        f.cu_function(),
+        params.as_mut_ptr(),
+        std::ptr::null_mut(),
+    )
+    .result()
+    .with_context(|| {
+        format!(
+            "launching {name}{}",
+            if pdl {
+                " (programmatic dependent launch)"
+            } else {
+                ""
+            }
+        )
+    })
 }
 
 #[cfg(test)]

@@ -264,7 +264,12 @@ pub fn attend(
     // two-per-SM plan: 11-24 % slower at 64K-262K on the H200, docs/perf-notes-attn.md).
     let pdl = gpu.pdl_for(variant, LaunchOrder::First);
     let smem = if pdl {
-        let padded = pinned_smem(smem, ctas_per_sm, gpu.info.smem_per_sm, gpu.info.smem_reserved_per_cta);
+        let padded = pinned_smem(
+            smem,
+            ctas_per_sm,
+            gpu.info.smem_per_sm,
+            gpu.info.smem_reserved_per_cta,
+        );
         gpu.allow_dynamic_shared(f, name, padded)?;
         padded
     } else {
@@ -326,7 +331,16 @@ pub fn attend(
         .value(w_i)
         .value(kvh_i);
     let pdl = gpu.pdl_for(variant, LaunchOrder::Second);
-    unsafe { launch(gpu, &reduce, cfg, &mut args, pdl, &format!("{}_reduce", variant.name)) }?;
+    unsafe {
+        launch(
+            gpu,
+            &reduce,
+            cfg,
+            &mut args,
+            pdl,
+            &format!("{}_reduce", variant.name),
+        )
+    }?;
     Ok(())
 }
 
@@ -446,7 +460,10 @@ mod tests {
                 assert!(s >= needed);
                 let fit = per_sm / (s + reserved);
                 if needed * ctas + reserved * ctas <= per_sm {
-                    assert_eq!(fit, ctas, "ctas {ctas}, needed {needed}: {s} bytes fit {fit}");
+                    assert_eq!(
+                        fit, ctas,
+                        "ctas {ctas}, needed {needed}: {s} bytes fit {fit}"
+                    );
                 }
             }
         }
