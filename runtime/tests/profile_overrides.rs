@@ -1,7 +1,7 @@
 //! Environment overrides: 0|1 switches, legacy|unified, NINFER_PREFILL_ALIGN=0; a bad
 //! value is a clear error.
 
-use ninfer_runtime::profile::overrides::{parse_with, EnvOverrides, LinearRoutes};
+use ninfer_runtime::profile::overrides::{parse_with, EnvOverrides, LinearRoutes, PdlPolicy};
 use std::collections::HashMap;
 use std::ffi::OsString;
 
@@ -93,6 +93,24 @@ fn bad_values_are_clear_errors() {
     assert!(
         e.contains("NINFER_ATTN_PARALLEL_TILES") && e.contains("NINFER_DEVICE_ROUTE_TRACE"),
         "{e}"
+    );
+}
+
+#[test]
+fn pdl_policy_reads_0_1_second_and_defaults_to_all() {
+    assert_eq!(parse(&[]).unwrap().pdl, PdlPolicy::All);
+    assert_eq!(parse(&[("NINFER_PDL", "1")]).unwrap().pdl, PdlPolicy::All);
+    let off = parse(&[("NINFER_PDL", "0")]).unwrap();
+    assert_eq!(off.pdl, PdlPolicy::Off);
+    assert_eq!(off.active(), vec!["NINFER_PDL=0".to_string()]);
+    assert_eq!(
+        parse(&[("NINFER_PDL", "second")]).unwrap().pdl,
+        PdlPolicy::SecondOnly
+    );
+    assert_eq!(parse(&[("NINFER_PDL", "")]).unwrap().pdl, PdlPolicy::All);
+    assert_eq!(
+        parse(&[("NINFER_PDL", "off")]).unwrap_err(),
+        r#"NINFER_PDL="off": expected 0, 1 or second"#
     );
 }
 

@@ -3,12 +3,11 @@
 //! stream is still running, and waits for it in `griddepcontrol.wait`
 //! (kernel-templates/common/pdl.cuh). Only PTX built for compute_90 or newer has those
 //! waits, so only its launches may carry the attribute ([`Gpu::pdl_for`]); stream capture
-//! keeps the relation as a programmatic graph edge. `NINFER_PDL` (A/B timing with one
-//! binary): `0` turns it off, `second` keeps it for the second kernel of a pair only (the
-//! attention reduce), anything else or unset: every launch that can.
+//! keeps the relation as a programmatic graph edge. `NINFER_PDL` (profile/overrides.rs;
+//! A/B timing with one binary): `0` turns it off, `second` keeps it for the second kernel
+//! of a pair only (the attention reduce), `1` or unset: every launch that can.
 
 use std::ffi::c_void;
-use std::sync::OnceLock;
 
 use anyhow::Context as _;
 use cudarc::driver::sys;
@@ -16,32 +15,10 @@ use cudarc::driver::{CudaFunction, DevicePtr, DeviceRepr, LaunchConfig};
 
 use super::Gpu;
 use crate::catalog::Variant;
+use crate::profile::overrides::{self, PdlPolicy};
 
 /// Oldest PTX target with `griddepcontrol`.
 const PDL_PTX_ARCH: u32 = 90;
-
-/// Which launches `NINFER_PDL` lets carry programmatic dependent launch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PdlPolicy {
-    Off,
-    SecondOnly,
-    All,
-}
-
-impl PdlPolicy {
-    pub fn parse(v: Option<&str>) -> Self {
-        match v.map(str::trim) {
-            Some("0") => PdlPolicy::Off,
-            Some("second") => PdlPolicy::SecondOnly,
-            _ => PdlPolicy::All,
-        }
-    }
-}
-
-fn pdl_policy() -> PdlPolicy {
-    static POLICY: OnceLock<PdlPolicy> = OnceLock::new();
-    *POLICY.get_or_init(|| PdlPolicy::parse(std::env::var("NINFER_PDL").ok().as_deref()))
-}
 
 /// A launch's place in its op: the first kernel, or one that follows a kernel of the same op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,10 +29,12 @@ pub enum LaunchOrder {
 
 impl Gpu {
     /// Whether this launch of `variant` carries programmatic dependent launch: the PTX it
-    /// loads on this GPU is compute_90 or newer and `NINFER_PDL` allows it.
+    /// loads on this GPU is compute_90 or newer and `NINFER_PDL` allows it (a bad value is
+    /// reported where the commands read the overrides; here it counts as unset).
     pub fn pdl_for(&self, variant: &'static Variant, order: LaunchOrder) -> bool {
         let (major, minor) = self.info.identity.compute_capability;
-        let allowed = match pdl_policy() {
+        let policy = overrides::get().map(|o| o.pdl).unwrap_or_default();
+        let allowed = match policy {
             PdlPolicy::Off => false,
             PdlPolicy::SecondOnly => order == LaunchOrder::Second,
             PdlPolicy::All => true,
@@ -160,14 +139,6 @@ pub unsafe fn launch(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_policy_reads_off_second_and_defaults_to_all() {
-        assert_eq!(PdlPolicy::parse(Some("0")), PdlPolicy::Off);
-        assert_eq!(PdlPolicy::parse(Some(" second ")), PdlPolicy::SecondOnly);
-        assert_eq!(PdlPolicy::parse(Some("1")), PdlPolicy::All);
-        assert_eq!(PdlPolicy::parse(None), PdlPolicy::All);
-    }
 
     #[test]
     fn arguments_fill_the_low_bytes_of_their_slots() {

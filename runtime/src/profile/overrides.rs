@@ -13,10 +13,21 @@
 //! | `NINFER_LINEAR_ROUTES` | legacy, unified | one table for every Linear shape and `unified/*` switch |
 //! | `NINFER_PREFILL_ALIGN` | 0, 1 | 0 keeps the requested prefill chunk |
 //! | `NINFER_DEVICE_ROUTE_TRACE` | 0, 1 | 1 logs each applied route once |
+//! | `NINFER_PDL` | 0, 1, second | programmatic dependent launch of the sm_90 PTX (gpu/launch.rs): 0 off, second for an op's second kernel only; default on |
 
 use std::ffi::OsString;
 use std::fmt;
 use std::sync::OnceLock;
+
+/// Which launches may carry programmatic dependent launch (`NINFER_PDL`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PdlPolicy {
+    Off,
+    /// Only the second kernel of an op's pair (the attention reduce).
+    SecondOnly,
+    #[default]
+    All,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LinearRoutes {
@@ -37,6 +48,8 @@ pub struct EnvOverrides {
     pub prefill_align: bool,
     /// `NINFER_DEVICE_ROUTE_TRACE=1`.
     pub route_trace: bool,
+    /// `NINFER_PDL`.
+    pub pdl: PdlPolicy,
 }
 
 impl Default for EnvOverrides {
@@ -51,6 +64,7 @@ impl Default for EnvOverrides {
             linear_routes: None,
             prefill_align: true,
             route_trace: false,
+            pdl: PdlPolicy::All,
         }
     }
 }
@@ -101,6 +115,7 @@ pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides
                 "NINFER_LINEAR_ROUTES",
                 "NINFER_PREFILL_ALIGN",
                 "NINFER_DEVICE_ROUTE_TRACE",
+                "NINFER_PDL",
             ]
             .iter(),
         )
@@ -144,6 +159,15 @@ pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides
                 "NINFER_LINEAR_ROUTES={other:?}: expected legacy or unified"
             ));
             None
+        }
+    };
+    out.pdl = match values[9].1.as_deref() {
+        None | Some("1") => PdlPolicy::All,
+        Some("0") => PdlPolicy::Off,
+        Some("second") => PdlPolicy::SecondOnly,
+        Some(other) => {
+            problems.push(format!("NINFER_PDL={other:?}: expected 0, 1 or second"));
+            PdlPolicy::All
         }
     };
     if problems.is_empty() {
@@ -193,6 +217,11 @@ impl EnvOverrides {
         }
         if self.route_trace {
             out.push("NINFER_DEVICE_ROUTE_TRACE=1".into());
+        }
+        match self.pdl {
+            PdlPolicy::All => {}
+            PdlPolicy::Off => out.push("NINFER_PDL=0".into()),
+            PdlPolicy::SecondOnly => out.push("NINFER_PDL=second".into()),
         }
         out
     }
