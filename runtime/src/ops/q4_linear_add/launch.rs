@@ -4,11 +4,12 @@
 //! is mapped to a variant (`choose`).
 
 use anyhow::{bail, ensure, Context as _};
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, LaunchConfig};
 use half::{bf16, f16};
 
 use super::pack::{PackedQ4, GROUP, TILE_ROWS};
 use crate::catalog::{self, Family, Variant, VARIANTS};
+use crate::gpu::launch::{launch, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
 
 /// Widest launch any q4_linear_add variant serves; wider inputs are split.
@@ -125,20 +126,21 @@ pub fn project(
         shared_mem_bytes: shared_bytes(variant, width),
     };
     let x_rows = x.slice(first * k..);
-    let mut r_rows = residual.slice_mut(first * n..);
+    let r_rows = residual.slice_mut(first * n..);
     let (n_i, k_i, t_i) = (n as i32, k as i32, width as i32);
-    let mut b = gpu.stream.launch_builder(f);
-    b.arg(&w.codes)
-        .arg(&w.scales)
-        .arg(&x_rows)
-        .arg(&mut r_rows)
-        .arg(&mut scratch.ws)
-        .arg(&mut scratch.counters)
-        .arg(&n_i)
-        .arg(&k_i)
-        .arg(&t_i);
-    unsafe { b.launch(cfg) }.with_context(|| format!("launching {}", variant.name))?;
-    Ok(())
+    let mut args = KernelArgs::new();
+    args.buffer(gpu, &w.codes)
+        .buffer(gpu, &w.scales)
+        .buffer(gpu, &x_rows)
+        .buffer(gpu, &r_rows)
+        .buffer(gpu, &scratch.ws)
+        .buffer(gpu, &scratch.counters)
+        .value(n_i)
+        .value(k_i)
+        .value(t_i);
+    // With PDL (sm_90 PTX) the first stages' weights go out before the wait.
+    let pdl = gpu.pdl_for(variant, LaunchOrder::First);
+    unsafe { launch(gpu, f, cfg, &mut args, pdl, variant.name) }
 }
 
 /// Dynamic shared memory of one launch: the catalog's fixed part plus, for the producer
