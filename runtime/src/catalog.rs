@@ -255,7 +255,7 @@ mod tests {
     #[test]
     fn a_gpu_loads_the_newest_ptx_it_runs() {
         // attn_i8_small (and the module quant_act_i8) declare ptx_archs = [90];
-        // q4_linear_add has the baseline only.
+        // q6_head has the baseline only.
         let attn = VARIANTS
             .iter()
             .find(|v| v.family == "attn_i8_small")
@@ -269,11 +269,11 @@ mod tests {
         let quant = module("quant_act_i8").expect("module quant_act_i8");
         assert_eq!(quant.ptx_for(90).0, 90);
         assert_eq!(quant.ptx_for(89).0, 80);
-        let q4 = VARIANTS
+        let q6 = VARIANTS
             .iter()
-            .find(|v| v.family == "q4_linear_add")
-            .expect("a q4 variant");
-        assert!(q4.arch_ptx.is_empty());
-        assert_eq!(q4.ptx_for(90).0, 80);
+            .find(|v| v.family == "q6_head")
+            .expect("a q6 variant");
+        assert!(q6.arch_ptx.is_empty());
+        assert_eq!(q6.ptx_for(90).0, 80);
     }
 }
