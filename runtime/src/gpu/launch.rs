@@ -136,9 +136,67 @@ pub unsafe fn launch(
     })
 }
 
+/// Dynamic shared memory for an early-launched grid of `ctas` CTAs of `f` that need
+/// `needed` bytes each: padded (`pinned_smem`, counting `f`'s static shared memory) so
+/// that no SM fits more than its even share, `ceil(ctas / SMs)`. For grids of equal CTAs
+/// meant to run as one wave (the K-split projections).
+pub fn even_share_smem(
+    gpu: &Gpu,
+    f: &CudaFunction,
+    needed: usize,
+    ctas: usize,
+) -> anyhow::Result<usize> {
+    let sms = (gpu.info.identity.multiprocessors as usize).max(1);
+    let static_bytes = f
+        .get_attribute(sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+        .context("static shared memory of a kernel")? as usize;
+    Ok(pinned_smem(
+        needed,
+        ctas.div_ceil(sms),
+        gpu.info.smem_per_sm,
+        gpu.info.smem_reserved_per_cta + static_bytes,
+    ))
+}
+
+/// Dynamic shared memory for a CTA that needs `needed` bytes such that at most `ctas` of
+/// them fit on an SM of `per_sm` bytes (`reserved` more per CTA): `needed`, or enough more
+/// that `ctas + 1` would not fit. Bounded by what `ctas` of them may take.
+///
+/// Why: a grid launched early (programmatic dependent launch) places its CTAs wherever
+/// they fit while the kernel ahead drains, so an SM that frees up first takes more than
+/// its share, and the wave ends with it (docs/perf-notes-attn.md).
+pub fn pinned_smem(needed: usize, ctas: usize, per_sm: usize, reserved: usize) -> usize {
+    let ctas = ctas.max(1);
+    let too_many = (per_sm / (ctas + 1)).saturating_sub(reserved) + 1;
+    let most = (per_sm / ctas).saturating_sub(reserved);
+    needed.max(too_many.min(most))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pinned_shared_memory_admits_the_plans_ctas_and_no_more() {
+        // H200: 228 KiB per SM, 1 KiB reserved per CTA.
+        let (per_sm, reserved) = (233_472, 1024);
+        for ctas in 1..=8 {
+            for needed in [10_000, 27_000, 40_000, 70_000] {
+                let s = pinned_smem(needed, ctas, per_sm, reserved);
+                assert!(s >= needed);
+                let fit = per_sm / (s + reserved);
+                if needed * ctas + reserved * ctas <= per_sm {
+                    assert_eq!(
+                        fit, ctas,
+                        "ctas {ctas}, needed {needed}: {s} bytes fit {fit}"
+                    );
+                }
+            }
+        }
+        // Already too large for two more: unchanged.
+        assert_eq!(pinned_smem(100_000, 2, per_sm, reserved), 100_000);
+    }
+
 
     #[test]
     fn arguments_fill_the_low_bytes_of_their_slots() {

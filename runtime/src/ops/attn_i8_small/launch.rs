@@ -7,7 +7,7 @@ use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, LaunchConfig};
 use half::bf16;
 
 use crate::catalog::{self, Family, Variant};
-use crate::gpu::launch::{launch, KernelArgs, LaunchOrder};
+use crate::gpu::launch::{launch, pinned_smem, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
 use crate::ops::kv::format::KvFormat;
 use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
@@ -134,16 +134,6 @@ pub fn split_plan(
         splits: len.max(1).div_ceil(keys_per_split),
         keys_per_split,
     }
-}
-
-/// Dynamic shared memory for a CTA that needs `needed` bytes such that at most `ctas` of
-/// them fit on an SM of `per_sm` bytes (`reserved` more per CTA): `needed`, or enough more
-/// that `ctas + 1` would not fit. Bounded by what `ctas` of them may take.
-pub fn pinned_smem(needed: usize, ctas: usize, per_sm: usize, reserved: usize) -> usize {
-    let ctas = ctas.max(1);
-    let too_many = (per_sm / (ctas + 1)).saturating_sub(reserved) + 1;
-    let most = (per_sm / ctas).saturating_sub(reserved);
-    needed.max(too_many.min(most))
 }
 
 /// The widest split count any candidate can ask on this device (workspace sizing).
@@ -448,27 +438,6 @@ mod tests {
         assert_eq!(reduce_entry(ctas(1), 132, 16), "reduce");
         // Two parallel tiles of W = 2 on a 40-SM card: 384 CTAs > 80.
         assert_eq!(reduce_entry(2 * ctas(2), 40, 99), "reduce");
-    }
-
-    #[test]
-    fn pinned_shared_memory_admits_the_plans_ctas_and_no_more() {
-        // H200: 228 KiB per SM, 1 KiB reserved per CTA.
-        let (per_sm, reserved) = (233_472, 1024);
-        for ctas in 1..=4 {
-            for needed in [10_000, 40_000, 70_000] {
-                let s = pinned_smem(needed, ctas, per_sm, reserved);
-                assert!(s >= needed);
-                let fit = per_sm / (s + reserved);
-                if needed * ctas + reserved * ctas <= per_sm {
-                    assert_eq!(
-                        fit, ctas,
-                        "ctas {ctas}, needed {needed}: {s} bytes fit {fit}"
-                    );
-                }
-            }
-        }
-        // Already too large for two more: unchanged.
-        assert_eq!(pinned_smem(100_000, 2, per_sm, reserved), 100_000);
     }
 
     #[test]

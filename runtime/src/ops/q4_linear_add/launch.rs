@@ -9,7 +9,7 @@ use half::{bf16, f16};
 
 use super::pack::{PackedQ4, GROUP, TILE_ROWS};
 use crate::catalog::{self, Family, Variant, VARIANTS};
-use crate::gpu::launch::{launch, KernelArgs, LaunchOrder};
+use crate::gpu::launch::{even_share_smem, launch, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
 
 /// Widest launch any q4_linear_add variant serves; wider inputs are split.
@@ -120,15 +120,23 @@ pub fn project(
         variant.name
     );
     let f = gpu.function(variant)?;
-    let shared = shared_bytes(variant, width);
-    if shared > DEFAULT_DYNAMIC_SHARED {
-        // the 32-column producer rings carry 32 token rows per stage
-        gpu.allow_dynamic_shared(f, variant.name, shared as usize)?;
+    let grid = (n / rows_per_cta, k_split);
+    // With PDL (sm_90 PTX) the first stages' weights go out before the wait. Launched
+    // early, the CTAs land wherever they fit as the SMs drain; the shared memory is
+    // padded so no SM takes more than its share of the grid (unpadded, T = 1 was 5 %
+    // slower with PDL than without on the H200: docs/perf-notes-q4.md).
+    let pdl = gpu.pdl_for(variant, LaunchOrder::First);
+    let mut shared = shared_bytes(variant, width) as usize;
+    if pdl {
+        shared = even_share_smem(gpu, f, shared, grid.0 * grid.1)?;
     }
+    // Past 48 KiB less the kernel's static shared memory the launch needs the limit
+    // raised (the 32-column producer rings carry 32 token rows per stage).
+    gpu.allow_dynamic_shared(f, variant.name, shared)?;
     let cfg = LaunchConfig {
-        grid_dim: ((n / rows_per_cta) as u32, k_split as u32, 1),
+        grid_dim: (grid.0 as u32, grid.1 as u32, 1),
         block_dim: (variant.launch.threads, 1, 1),
-        shared_mem_bytes: shared,
+        shared_mem_bytes: shared as u32,
     };
     let x_rows = x.slice(first * k..);
     let r_rows = residual.slice_mut(first * n..);
@@ -143,17 +151,8 @@ pub fn project(
         .value(n_i)
         .value(k_i)
         .value(t_i);
-    // With PDL (sm_90 PTX) the first stages' weights go out before the wait.
-    let pdl = gpu.pdl_for(variant, LaunchOrder::First);
     unsafe { launch(gpu, f, cfg, &mut args, pdl, variant.name) }
 }
-
-/// Dynamic shared memory a launch may use without raising the function's limit.
-const DEFAULT_DYNAMIC_SHARED: u32 = 48 * 1024;
-
-/// Largest dynamic shared memory a variant may ask: what every catalog architecture
-/// (sm_86 and sm_89: 99 KiB per CTA) grants once the limit is raised.
-const MAX_DYNAMIC_SHARED: u32 = 99 * 1024;
 
 /// Dynamic shared memory of one launch: the catalog's fixed part plus, for the producer
 /// ring, `shared_per_row` for each token row it carries.
@@ -225,9 +224,10 @@ mod tests {
                 "{}",
                 v.name
             );
-            // Within what every catalog architecture grants at the widest launch.
+            // Within what every catalog architecture grants once the limit is raised
+            // (sm_86 and sm_89: 99 KiB per CTA) at the widest launch.
             let widest = shared_bytes(v, v.launch.max_width as usize);
-            assert!(widest <= MAX_DYNAMIC_SHARED, "{}: {widest} bytes", v.name);
+            assert!(widest <= 99 * 1024, "{}: {widest} bytes", v.name);
             assert!(shared_bytes(v, 1) <= widest, "{}", v.name);
         }
     }

@@ -9,7 +9,7 @@ use half::{bf16, f16};
 
 use super::pack::PackedTernary;
 use crate::catalog::{self, Variant};
-use crate::gpu::launch::{launch, KernelArgs, LaunchOrder};
+use crate::gpu::launch::{even_share_smem, launch, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
 
 /// K elements per activation scale.
@@ -160,16 +160,26 @@ pub fn project(
         "K-split workspace too small"
     );
     let f = gpu.function(variant)?;
-    let shared = variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width);
+    let grid = (n / rows_per_cta, k_split);
+    // With PDL (sm_90 PTX) the first weight loads are issued before the activations'
+    // wait, so they overlap the quantization kernel ahead. Launched early, the CTAs land
+    // wherever they fit as the SMs drain: the shared memory is padded so that no SM
+    // takes more than its share of the grid.
+    let pdl = gpu.pdl_for(variant, LaunchOrder::Second);
+    let mut shared =
+        (variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width)) as usize;
+    if pdl {
+        shared = even_share_smem(gpu, f, shared, grid.0 * grid.1)?;
+    }
     if shared > 0 {
         // dynamic shared memory past 48 KiB (minus the static reduction buffer) needs the
         // limit raised first
-        gpu.allow_dynamic_shared(f, variant.name, shared as usize)?;
+        gpu.allow_dynamic_shared(f, variant.name, shared)?;
     }
     let cfg = LaunchConfig {
-        grid_dim: ((n / rows_per_cta) as u32, k_split as u32, 1),
+        grid_dim: (grid.0 as u32, grid.1 as u32, 1),
         block_dim: (variant.launch.threads, 1, 1),
-        shared_mem_bytes: shared,
+        shared_mem_bytes: shared as u32,
     };
     let xq = act.xq.slice(first * k..);
     let xs = act.xs.slice(first * (k / ACT_GROUP)..);
@@ -187,9 +197,6 @@ pub fn project(
         // Written by the kernel; ordered by the stream (see `DeviceWeights`).
         .buffer(gpu, &w.workspace)
         .buffer(gpu, &w.counters);
-    // With PDL (sm_90 PTX) the first weight loads are issued before the activations'
-    // wait, so they overlap the quantization kernel ahead.
-    let pdl = gpu.pdl_for(variant, LaunchOrder::Second);
     unsafe { launch(gpu, f, cfg, &mut args, pdl, variant.name) }
 }
 
