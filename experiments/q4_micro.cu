@@ -473,6 +473,120 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
     q4_finish<KS, CT, NB * 128>(acc, ws, counters, residual, n, tiles, tile, slice, t);
 }
 
+// ---- W4A8 timing probe ("i8"): the ring above with int8 activations and int8 MMA ---------
+// Timing only, wrong results (the harness's error column says so): what the consumer would
+// cost if the activations were quantized to int8 per (token, 64-group) ahead of the kernel
+// (as t2_i8_small does) and the weights fed unsigned (u = code + 8) to mma m16n8k32 u8.s8:
+// per 32-bit word of 8 nibbles two LOP3 and one SHF give two registers of four u8 (against
+// 4 LOP3, 3 SHF, 4 HFMA2 for four BF16x2 registers), two MMAs per group and column tile
+// (against four), and per group the int32 -> fp32 conversion, the -8 * sum(xq) correction
+// and the two scales. A stage carries per token row B x 64 int8 plus 16 bytes (the row's
+// FP16 scales of the stage's groups, and the per-group sums).
+__device__ __forceinline__ void q4_mma_u8s8(int (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
+{
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 { %0, %1, %2, %3 }, { %4, %5, %6, %7 }, { %8, %9 }, "
+        "{ %0, %1, %2, %3 };"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+template <int ST, int B, int KS, int CT>
+__global__ void __launch_bounds__(160) q4_ring_i8(const uint4* __restrict__ w_codes, const unsigned* __restrict__ w_scales,
+                                                  const bf16* __restrict__ x, bf16* residual, float* ws,
+                                                  unsigned* counters, int n, int k, int t)
+{
+    constexpr int XROW = B * 64 + 16;
+    extern __shared__ __align__(128) unsigned char ri_smem[];
+    unsigned long long* full = reinterpret_cast<unsigned long long*>(ri_smem);
+    unsigned long long* empty = full + ST;
+    unsigned char* ring = ri_smem + 128;
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int g = lane >> 2, q = lane & 3;
+    const int G = k >> 6, tiles = n >> 4;
+    const int band = blockIdx.x, slice = blockIdx.y;
+    const KSlice kslice = k_slice<KS>(G, slice);
+    const int g0 = kslice.g0, ng = kslice.ng;
+    const int nst = (ng + B - 1) / B;
+    const int rows = min(t, CT * 8);
+    const int SB = B * 2176 + rows * XROW;
+    const size_t blk0 = ((size_t)band * G + g0) * 4;
+    if (tid == 0) {
+        for (int s = 0; s < ST; ++s) mbar_init(full + s, 32), mbar_init(empty + s, 4);
+    }
+    __syncthreads();
+    if (warp == 4) {
+        const unsigned char* csrc = reinterpret_cast<const unsigned char*>(w_codes) + blk0 * 512;
+        const unsigned char* ssrc = reinterpret_cast<const unsigned char*>(w_scales) + blk0 * 32;
+        const unsigned char* xsrc = reinterpret_cast<const unsigned char*>(x) + (size_t)g0 * 64;
+        for (int i = 0; i < nst; ++i) {
+            const int s = i % ST;
+            if (i >= ST) mbar_wait(empty + s, ((i / ST) + 1) & 1);
+            const int gb = min(B, ng - i * B);
+            unsigned char* st = ring + s * SB;
+            for (int o = lane * 16; o < gb * 2048; o += 512)
+                q4_cp_async16(st + o, csrc + (size_t)i * B * 2048 + o, 16);
+            for (int o = lane * 16; o < gb * 128; o += 512)
+                q4_cp_async16(st + B * 2048 + o, ssrc + (size_t)i * B * 128 + o, 16);
+            for (int o = lane; o < rows * (gb * 4 + 1); o += 32) { // int8 rows (k bytes each) + 16 B
+                const int r = o / (gb * 4 + 1), c = o - r * (gb * 4 + 1);
+                q4_cp_async16(st + B * 2176 + r * XROW + c * 16, xsrc + (size_t)r * k + (size_t)i * B * 64 + c * 16, 16);
+            }
+            mbar_arrive_on_cp_async(full + s);
+        }
+        q4_cp_async_wait<0>();
+        return;
+    }
+    const int tile = band * 4 + warp;
+    int xoff[CT];
+#pragma unroll
+    for (int c = 0; c < CT; ++c) xoff[c] = B * 2176 + min(c * 8 + g, rows - 1) * XROW + q * 16;
+    // lane's C-fragment tokens 2q, 2q+1: their scale pair and group sums sit in the 16 bytes
+    // after the row of token 2q (a stand-in layout: the probe times the loads, not the values)
+    int soff[CT];
+#pragma unroll
+    for (int c = 0; c < CT; ++c) soff[c] = B * 2176 + min(c * 8 + 2 * q, rows - 1) * XROW + B * 64;
+    float acc[CT][4];
+    zero_acc<CT>(acc);
+    auto group = [&](const unsigned char* st, int b) {
+        const uint4 w = *reinterpret_cast<const uint4*>(st + (b * 4 + warp) * 512 + lane * 16);
+        const unsigned sc = *reinterpret_cast<const unsigned*>(st + B * 2048 + (b * 4 + warp) * 32 + g * 4);
+        unsigned a0[4], a1[4]; // k32-steps 0 and 1
+        a0[0] = w.x & 0x0f0f0f0fu, a0[1] = (w.x >> 4) & 0x0f0f0f0fu;
+        a0[2] = w.y & 0x0f0f0f0fu, a0[3] = (w.y >> 4) & 0x0f0f0f0fu;
+        a1[0] = w.z & 0x0f0f0f0fu, a1[1] = (w.z >> 4) & 0x0f0f0f0fu;
+        a1[2] = w.w & 0x0f0f0f0fu, a1[3] = (w.w >> 4) & 0x0f0f0f0fu;
+        const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
+#pragma unroll
+        for (int c = 0; c < CT; ++c) {
+            const uint4 vx = *reinterpret_cast<const uint4*>(st + xoff[c] + b * 64);
+            const uint2 xs = *reinterpret_cast<const uint2*>(st + soff[c] + (b & 1) * 8); // scales, sums
+            int d[4] = {0, 0, 0, 0};
+            q4_mma_u8s8(d, a0, vx.x, vx.y);
+            q4_mma_u8s8(d, a1, vx.z, vx.w);
+            const int corr = (int)(xs.y << 3); // 8 * sum(xq) of the token pair, stand-in
+            const float x0 = q4_half_lo(xs.x), x1 = q4_half_hi(xs.x);
+            acc[c][0] = fmaf((float)(d[0] - corr), s0 * x0, acc[c][0]);
+            acc[c][1] = fmaf((float)(d[1] - corr), s0 * x1, acc[c][1]);
+            acc[c][2] = fmaf((float)(d[2] - corr), s8 * x0, acc[c][2]);
+            acc[c][3] = fmaf((float)(d[3] - corr), s8 * x1, acc[c][3]);
+        }
+    };
+    for (int i = 0; i < nst; ++i) {
+        const int s = i % ST;
+        mbar_wait(full + s, (i / ST) & 1);
+        const unsigned char* st = ring + s * SB;
+        if ((i + 1) * B <= ng) {
+#pragma unroll
+            for (int b = 0; b < B; ++b) group(st, b);
+        } else {
+            for (int b = 0; b < ng - i * B; ++b) group(st, b);
+        }
+        __syncwarp();
+        if (lane == 0) mbar_arrive(empty + s);
+    }
+    q4_finish<KS, CT, 128>(acc, ws, counters, residual, n, tiles, tile, slice, t);
+}
+
 // ---- harness -----------------------------------------------------------------------------
 struct Env {
     cudaStream_t s;
@@ -603,6 +717,16 @@ static void run_ring3(Env& env, Problem& p, int t)
                 NB * 128 + 32, 128 + ST * (NB * B * 2176 + rows * (B * 128 + 16) + (CORR ? B * CT * 32 : 0)));
 }
 
+template <int ST, int B, int KS, int CT>
+static void run_ring_i8(Env& env, Problem& p, int t)
+{
+    const int rows = std::min(t, CT * 8);
+    char label[64];
+    snprintf(label, sizeof label, "i8 (timing only) ST%d B%d KS%d CT%d", ST, B, KS, CT);
+    run_variant(env, p, t, label, q4_ring_i8<ST, B, KS, CT>, dim3(p.n / 64, KS), 160,
+                128 + ST * (B * 2176 + rows * (B * 64 + 16)));
+}
+
 template <int D, int KS, int MODE, int SC = 1, int W = 4>
 static void run_pattern(Env& env, Problem& p)
 {
@@ -699,8 +823,24 @@ int main(int argc, char** argv)
             run_ring3<3, 4, 4, 1>(env, small, t);
             run_ring3<3, 4, 4, 1, 1, 0, 1, 1>(env, small, t);
         }
+    } else if (suite == "i8") {
+        for (int t : {1, 8}) {
+            run_ring3<3, 4, 8, 1>(env, big, t);
+            run_ring_i8<3, 4, 8, 1>(env, big, t);
+            run_ring_i8<4, 4, 8, 1>(env, big, t);
+            run_ring3<3, 4, 4, 1>(env, small, t);
+            run_ring_i8<3, 4, 4, 1>(env, small, t);
+            run_ring_i8<3, 4, 8, 1>(env, small, t);
+        }
+        run_ring3<4, 2, 8, 2>(env, big, 16);
+        run_ring_i8<4, 2, 8, 2>(env, big, 16);
+        run_ring_i8<3, 4, 8, 2>(env, big, 16);
+        run_ring3<3, 2, 8, 4>(env, big, 32);
+        run_ring_i8<3, 2, 8, 4>(env, big, 32);
+        run_ring_i8<4, 2, 8, 4>(env, big, 32);
+        run_ring_i8<3, 4, 8, 4>(env, big, 32);
     } else {
-        fprintf(stderr, "unknown suite %s (ncu, floors, direct, ring3, corr)\n", suite.c_str());
+        fprintf(stderr, "unknown suite %s (ncu, floors, direct, ring3, corr, i8)\n", suite.c_str());
         return 2;
     }
     return 0;
