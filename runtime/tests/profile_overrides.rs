@@ -115,6 +115,19 @@ fn pdl_policy_reads_0_1_second_and_defaults_to_all() {
 }
 
 #[test]
+fn q4_int8_activations_default_on_and_0_rules_them_out() {
+    assert!(parse(&[]).unwrap().q4_int8_act);
+    assert!(parse(&[("NINFER_Q4_INT8_ACT", "1")]).unwrap().q4_int8_act);
+    let off = parse(&[("NINFER_Q4_INT8_ACT", "0")]).unwrap();
+    assert!(!off.q4_int8_act);
+    assert_eq!(off.active(), vec!["NINFER_Q4_INT8_ACT=0".to_string()]);
+    assert_eq!(
+        parse(&[("NINFER_Q4_INT8_ACT", "no")]).unwrap_err(),
+        r#"NINFER_Q4_INT8_ACT="no": expected 0 or 1"#
+    );
+}
+
+#[test]
 fn parsed_once() {
     let a = ninfer_runtime::profile::overrides::get().map(|o| o as *const _);
     let b = ninfer_runtime::profile::overrides::get().map(|o| o as *const _);

@@ -103,12 +103,12 @@ pub fn run(gpu: &Gpu, sel: &Selection, tick: &dyn Fn(&str)) -> anyhow::Result<Ou
     Ok(out)
 }
 
-fn candidates_for(family: &Family, width: u32) -> Vec<&'static Variant> {
-    family
+fn candidates_for(op: &dyn RoutedOp, width: u32) -> Vec<&'static Variant> {
+    op.family()
         .candidates
         .iter()
         .map(|&i| &VARIANTS[i])
-        .filter(|v| v.launch.max_width >= width)
+        .filter(|v| v.launch.max_width >= width && op.may_calibrate(v))
         .collect()
 }
 
@@ -136,7 +136,7 @@ fn calibrate_key(
         let copies = op.copies_at(l2, shape, t)?.min(most_copies);
         let launches = (2 * copies).max(20);
         let compiled = family.compiled_variant(width);
-        let candidates = candidates_for(family, width);
+        let candidates = candidates_for(op, width);
         let mut graphs = Vec::new();
         for v in &candidates {
             let choose = |_: u32| *v;

@@ -197,7 +197,6 @@ mod tests {
         assert_eq!(pinned_smem(100_000, 2, per_sm, reserved), 100_000);
     }
 
-
     #[test]
     fn arguments_fill_the_low_bytes_of_their_slots() {
         let mut a = KernelArgs::new();

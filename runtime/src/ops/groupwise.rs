@@ -85,8 +85,23 @@ pub fn product(
     t: usize,
 ) -> Vec<f64> {
     check(codes, scales, group, x, n, k, t);
-    let groups = k / group;
     let xf: Vec<f64> = x[..t * k].iter().map(|v| v.to_f64()).collect();
+    product_f64(codes, scales, group, &xf, n, k, t)
+}
+
+/// [`product`] of activations already in f64 (e.g. dequantized int8 ones).
+pub fn product_f64(
+    codes: &[i8],
+    scales: &[f16],
+    group: usize,
+    xf: &[f64],
+    n: usize,
+    k: usize,
+    t: usize,
+) -> Vec<f64> {
+    assert!(xf.len() >= t * k, "activations hold fewer than {t} tokens");
+    assert_eq!(codes.len(), n * k, "codes must hold n*k values");
+    let groups = k / group;
     let tt = t.max(1);
     let mut yt = vec![0.0f64; n * tt]; // [n][t]
     par_chunks(&mut yt, tt, |row0, out| {

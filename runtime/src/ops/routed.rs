@@ -16,6 +16,11 @@ pub trait RoutedOp: Sync {
     fn max_launch_width(&self) -> usize;
     /// Bytes of one copy of the weights of `shape` (to size rotations past L2).
     fn weight_bytes(&self, shape: &str) -> anyhow::Result<usize>;
+    /// Whether calibration may time `variant` in this process (an environment override
+    /// can rule a family's schedules out; checks still run every variant).
+    fn may_calibrate(&self, _variant: &Variant) -> bool {
+        true
+    }
     /// Weight copies a timing graph at width `t` rotates through so that every launch
     /// reads from HBM (ops whose bytes grow with the width, like attention's window,
     /// need fewer at wide widths).

@@ -14,6 +14,7 @@
 //! | `NINFER_PREFILL_ALIGN` | 0, 1 | 0 keeps the requested prefill chunk |
 //! | `NINFER_DEVICE_ROUTE_TRACE` | 0, 1 | 1 logs each applied route once |
 //! | `NINFER_PDL` | 0, 1, second | programmatic dependent launch of the sm_90 PTX (gpu/launch.rs): 0 off, second for an op's second kernel only; default on |
+//! | `NINFER_Q4_INT8_ACT` | 0, 1 | 0: `q4_linear_add` never runs its int8-activation (`act_i8`, W4A8) schedules: calibration skips them and a route naming one runs the compiled route; default 1 |
 
 use std::ffi::OsString;
 use std::fmt;
@@ -50,6 +51,8 @@ pub struct EnvOverrides {
     pub route_trace: bool,
     /// `NINFER_PDL`.
     pub pdl: PdlPolicy,
+    /// false with `NINFER_Q4_INT8_ACT=0`: no int8-activation q4_linear_add schedules.
+    pub q4_int8_act: bool,
 }
 
 impl Default for EnvOverrides {
@@ -65,6 +68,7 @@ impl Default for EnvOverrides {
             prefill_align: true,
             route_trace: false,
             pdl: PdlPolicy::All,
+            q4_int8_act: true,
         }
     }
 }
@@ -116,6 +120,7 @@ pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides
                 "NINFER_PREFILL_ALIGN",
                 "NINFER_DEVICE_ROUTE_TRACE",
                 "NINFER_PDL",
+                "NINFER_Q4_INT8_ACT",
             ]
             .iter(),
         )
@@ -149,6 +154,9 @@ pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides
     }
     if let Some(v) = flag("NINFER_DEVICE_ROUTE_TRACE", &values[8].1) {
         out.route_trace = v;
+    }
+    if let Some(v) = flag("NINFER_Q4_INT8_ACT", &values[10].1) {
+        out.q4_int8_act = v;
     }
     out.linear_routes = match values[6].1.as_deref() {
         None => None,
@@ -222,6 +230,9 @@ impl EnvOverrides {
             PdlPolicy::All => {}
             PdlPolicy::Off => out.push("NINFER_PDL=0".into()),
             PdlPolicy::SecondOnly => out.push("NINFER_PDL=second".into()),
+        }
+        if !self.q4_int8_act {
+            out.push("NINFER_Q4_INT8_ACT=0".into());
         }
         out
     }

@@ -79,6 +79,87 @@ pub fn emulate(p: &PackedQ4, x: &[bf16], residual: &[bf16], t: usize) -> Vec<f64
     y
 }
 
+/// The int8 layout of `quant_act_i8_q4`: in every 4-byte chunk of a token's codes the
+/// middle two bytes swapped (k 4c, 4c+2, 4c+1, 4c+3).
+pub fn q4_order(xq: &[i8]) -> Vec<i8> {
+    let mut out = xq.to_vec();
+    for c in out.chunks_exact_mut(4) {
+        c.swap(1, 2);
+    }
+    out
+}
+
+/// The `act_i8` schedules' integer sums, emulated lane by lane: per (16-row tile, group,
+/// 8-token column tile) the two m16n8k32 u8 x s8 MMAs built from each lane's weight words
+/// (masked and shifted) and its 16 activation bytes of `xq_ordered` (tokens `0..t`, k per
+/// token, in [`q4_order`]), minus 8 x the group's code sum. Returns `[t][n][group]`
+/// sums, which must equal `sum(code * xq)` over each group exactly.
+pub fn emulate_int8_sums(p: &PackedQ4, xq_ordered: &[i8], t: usize) -> Vec<i64> {
+    let (n, k) = (p.n, p.k);
+    let groups = k / GROUP;
+    let mut out = vec![0i64; t * n * groups];
+    let bytes = |w: u32| -> [i64; 4] { [0, 8, 16, 24].map(|sh| ((w >> sh) & 0xff) as i64) };
+    for r in 0..n / TILE_ROWS {
+        for gi in 0..groups {
+            let block = &p.codes[block_index(r, gi, k) * BLOCK_BYTES..][..BLOCK_BYTES];
+            for c in 0..t.div_ceil(8) {
+                let mut d = [[0i64; 8]; 16];
+                for step in 0..2 {
+                    let mut a = [[0i64; 32]; 16];
+                    let mut b = [[0i64; 8]; 32];
+                    for lane in 0..32 {
+                        let (g, q) = (lane / 4, lane % 4);
+                        let word = |s: usize| {
+                            let wb = &block[16 * lane + 4 * s..][..4];
+                            u32::from_le_bytes([wb[0], wb[1], wb[2], wb[3]])
+                        };
+                        let (w0, w1) = (word(2 * step), word(2 * step + 1));
+                        // a0 = A[g][4q..], a1 = A[g+8][4q..], a2 = A[g][16+4q..], a3 = A[g+8][16+4q..]
+                        let regs = [
+                            w0 & 0x0f0f_0f0f,
+                            (w0 >> 4) & 0x0f0f_0f0f,
+                            w1 & 0x0f0f_0f0f,
+                            (w1 >> 4) & 0x0f0f_0f0f,
+                        ];
+                        for i in 0..4 {
+                            a[g][4 * q + i] = bytes(regs[0])[i];
+                            a[g + 8][4 * q + i] = bytes(regs[1])[i];
+                            a[g][16 + 4 * q + i] = bytes(regs[2])[i];
+                            a[g + 8][16 + 4 * q + i] = bytes(regs[3])[i];
+                        }
+                        // b0 = B[4q..][g], b1 = B[16+4q..][g]: token 8c+g, its 16 bytes at
+                        // k 16q of the group, words 2 step and 2 step + 1.
+                        let token = 8 * c + g;
+                        if token < t {
+                            let base = token * k + gi * GROUP + 16 * q + 8 * step;
+                            for i in 0..4 {
+                                b[4 * q + i][g] = xq_ordered[base + i] as i64;
+                                b[16 + 4 * q + i][g] = xq_ordered[base + 4 + i] as i64;
+                            }
+                        }
+                    }
+                    for (row, drow) in d.iter_mut().enumerate() {
+                        for (col, dv) in drow.iter_mut().enumerate() {
+                            *dv += (0..32).map(|kk| a[row][kk] * b[kk][col]).sum::<i64>();
+                        }
+                    }
+                }
+                for col in 8 * c..(8 * c + 8).min(t) {
+                    let xsum: i64 = xq_ordered[col * k + gi * GROUP..][..GROUP]
+                        .iter()
+                        .map(|&v| v as i64)
+                        .sum();
+                    for row in 0..TILE_ROWS {
+                        out[(col * n + r * TILE_ROWS + row) * groups + gi] =
+                            d[row][col - 8 * c] - 8 * xsum;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +175,37 @@ mod tests {
                 decode_register(w << 12, 3),
                 [u as f64 - 8.0, 7.0 - u as f64]
             );
+        }
+    }
+
+    #[test]
+    fn int8_fragments_give_the_exact_group_sums() {
+        let shape = Shape { n: 128, k: 192 };
+        let dense = synthetic::random_weights(shape, 12);
+        let p = dense.pack();
+        let groups = shape.k / GROUP;
+        for t in [1usize, 5, 8, 11] {
+            let x = synthetic::random_activations(t, shape.k, 6);
+            let (xq, _) = crate::ops::quant::quantize_activations(&x, t, shape.k);
+            let got = emulate_int8_sums(&p, &q4_order(&xq), t);
+            for tt in 0..t {
+                for row in 0..shape.n {
+                    for gi in 0..groups {
+                        let want: i64 = (0..GROUP)
+                            .map(|j| {
+                                let kk = gi * GROUP + j;
+                                dense.codes[row * shape.k + kk] as i64
+                                    * xq[tt * shape.k + kk] as i64
+                            })
+                            .sum();
+                        assert_eq!(
+                            got[(tt * shape.n + row) * groups + gi],
+                            want,
+                            "t {t} token {tt} row {row} group {gi}"
+                        );
+                    }
+                }
+            }
         }
     }
 

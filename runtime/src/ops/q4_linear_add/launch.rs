@@ -11,6 +11,7 @@ use super::pack::{PackedQ4, GROUP, TILE_ROWS};
 use crate::catalog::{self, Family, Variant, VARIANTS};
 use crate::gpu::launch::{even_share_smem, launch, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
+use crate::profile::overrides;
 
 /// Widest launch any q4_linear_add variant serves; wider inputs are split.
 pub const MAX_LAUNCH_WIDTH: usize = 32;
@@ -41,17 +42,30 @@ pub fn family() -> &'static Family {
     catalog::family("q4_linear_add").expect("catalog.toml declares q4_linear_add")
 }
 
-/// The K-split scratch of one output width `n`: fp32 partial sums for the widest
-/// `ws_per_row` of any variant, and one arrival counter per row block (kept zeroed by
-/// the kernels: the last CTA of a row block resets its counter).
+/// The scratch of one shape for up to `capacity` tokens: fp32 K-split partial sums for the
+/// widest `ws_per_row` of any variant, one arrival counter per row block (kept zeroed by
+/// the kernels: the last CTA of a row block resets its counter), and the int8 activations
+/// of the `act_i8` schedules.
 pub struct Workspace {
     pub n: usize,
     pub ws: CudaSlice<f32>,
     pub counters: CudaSlice<u32>,
+    pub act: I8Activations,
+}
+
+/// Activations quantized by the module quant_act_i8_q4 for the `act_i8` schedules: int8
+/// codes in the weights' k order (`k` per token) and per (token, 64-group) the pair
+/// (scale, -8 * sum of the group's codes) as two f32.
+pub struct I8Activations {
+    pub k: usize,
+    pub capacity: usize,
+    pub xq: CudaSlice<i8>,
+    pub aux: CudaSlice<f32>,
 }
 
 impl Workspace {
-    pub fn new(gpu: &Gpu, n: usize) -> anyhow::Result<Workspace> {
+    pub fn new(gpu: &Gpu, shape: Shape, capacity: usize) -> anyhow::Result<Workspace> {
+        let Shape { n, k } = shape;
         let per_row = family()
             .candidates
             .iter()
@@ -63,12 +77,72 @@ impl Workspace {
             n,
             ws: gpu.stream.alloc_zeros(per_row * n)?,
             counters: gpu.stream.alloc_zeros(n / TILE_ROWS)?,
+            act: I8Activations {
+                k,
+                capacity,
+                xq: gpu.stream.alloc_zeros(capacity.max(1) * k)?,
+                aux: gpu.stream.alloc_zeros(capacity.max(1) * (k / GROUP) * 2)?,
+            },
         })
     }
 }
 
+/// Whether `variant` reads int8 activations (`act_i8` schedules).
+pub fn reads_int8(variant: &Variant) -> bool {
+    variant.launch.extra("act_i8") == Some(1)
+}
+
+/// Whether the int8-activation schedules may run (`NINFER_Q4_INT8_ACT`, default yes; a
+/// bad value is reported where the commands read the overrides, here it counts as unset).
+pub fn int8_activations_allowed() -> bool {
+    overrides::get().map(|o| o.q4_int8_act).unwrap_or(true)
+}
+
+fn quant_module() -> &'static Variant {
+    catalog::module("quant_act_i8_q4").expect("catalog.toml declares module quant_act_i8_q4")
+}
+
+/// Quantizes x rows `first..first+width` into the same rows of `act` (quant_act_i8_q4).
+fn quantize(
+    gpu: &Gpu,
+    x: &CudaSlice<bf16>,
+    first: usize,
+    width: usize,
+    act: &mut I8Activations,
+) -> anyhow::Result<()> {
+    let k = act.k;
+    ensure!(
+        first + width <= act.capacity,
+        "{} tokens exceed the int8 activation buffer ({})",
+        first + width,
+        act.capacity
+    );
+    let module = quant_module();
+    let f = gpu.function(module)?;
+    let groups = width * k / GROUP;
+    let warps_per_block = module.launch.threads as usize / 32;
+    let cfg = LaunchConfig {
+        grid_dim: (groups.div_ceil(warps_per_block) as u32, 1, 1),
+        block_dim: (module.launch.threads, 1, 1),
+        shared_mem_bytes: module.launch.shared_bytes,
+    };
+    let x_rows = x.slice(first * k..);
+    let xq_rows = act.xq.slice(first * k..);
+    let aux_rows = act.aux.slice(first * (k / GROUP) * 2..);
+    let (t_i, k_i) = (width as i32, k as i32);
+    let mut args = KernelArgs::new();
+    args.buffer(gpu, &x_rows)
+        .buffer(gpu, &xq_rows)
+        .buffer(gpu, &aux_rows)
+        .value(t_i)
+        .value(k_i);
+    let pdl = gpu.pdl_for(module, LaunchOrder::First);
+    unsafe { launch(gpu, f, cfg, &mut args, pdl, module.name) }
+}
+
 /// One launch of `variant` over tokens `first..first+width`: residual rows
-/// `first..first+width` += x rows `first..first+width` · Wᵀ.
+/// `first..first+width` += x rows `first..first+width` · Wᵀ. An `act_i8` variant first
+/// quantizes those x rows (one more launch).
 #[allow(clippy::too_many_arguments)]
 pub fn project(
     gpu: &Gpu,
@@ -92,10 +166,15 @@ pub fn project(
         "buffers too small"
     );
     ensure!(
-        scratch.n == n,
-        "workspace sized for N={}, shape has N={n}",
-        scratch.n
+        scratch.n == n && scratch.act.k == k,
+        "workspace sized for {}x{}, shape is {n}x{k}",
+        scratch.n,
+        scratch.act.k
     );
+    let int8 = reads_int8(variant);
+    if int8 {
+        quantize(gpu, x, first, width, &mut scratch.act)?;
+    }
     let rows_per_cta = variant
         .launch
         .extra("rows_per_cta")
@@ -121,11 +200,17 @@ pub fn project(
     );
     let f = gpu.function(variant)?;
     let grid = (n / rows_per_cta, k_split);
-    // With PDL (sm_90 PTX) the first stages' weights go out before the wait. Launched
-    // early, the CTAs land wherever they fit as the SMs drain; the shared memory is
-    // padded so no SM takes more than its share of the grid (unpadded, T = 1 was 5 %
-    // slower with PDL than without on the H200: docs/perf-notes-q4.md).
-    let pdl = gpu.pdl_for(variant, LaunchOrder::First);
+    // With PDL (sm_90 PTX) the first stages' weights go out before the wait (for the
+    // quantization ahead, or the kernel before the op). Launched early, the CTAs land
+    // wherever they fit as the SMs drain; the shared memory is padded so no SM takes more
+    // than its share of the grid (unpadded, T = 1 was 5 % slower with PDL than without on
+    // the H200: docs/perf-notes-q4.md).
+    let order = if int8 {
+        LaunchOrder::Second
+    } else {
+        LaunchOrder::First
+    };
+    let pdl = gpu.pdl_for(variant, order);
     let mut shared = shared_bytes(variant, width) as usize;
     if pdl {
         shared = even_share_smem(gpu, f, shared, grid.0 * grid.1)?;
@@ -138,13 +223,19 @@ pub fn project(
         block_dim: (variant.launch.threads, 1, 1),
         shared_mem_bytes: shared as u32,
     };
-    let x_rows = x.slice(first * k..);
     let r_rows = residual.slice_mut(first * n..);
     let (n_i, k_i, t_i) = (n as i32, k as i32, width as i32);
     let mut args = KernelArgs::new();
-    args.buffer(gpu, &w.codes)
-        .buffer(gpu, &w.scales)
-        .buffer(gpu, &x_rows)
+    args.buffer(gpu, &w.codes).buffer(gpu, &w.scales);
+    // x and x_aux: the int8 rows and their (scale, correction) pairs, or the BF16 rows
+    // (x_aux then unused)
+    let aux_rows = scratch.act.aux.slice(first * (k / GROUP) * 2..);
+    if int8 {
+        args.buffer(gpu, &scratch.act.xq.slice(first * k..));
+    } else {
+        args.buffer(gpu, &x.slice(first * k..));
+    }
+    args.buffer(gpu, &aux_rows)
         .buffer(gpu, &r_rows)
         .buffer(gpu, &scratch.ws)
         .buffer(gpu, &scratch.counters)
@@ -173,10 +264,20 @@ pub fn forward(
     residual: &mut CudaSlice<bf16>,
     choose: &dyn Fn(u32) -> &'static Variant,
 ) -> anyhow::Result<()> {
+    // NINFER_Q4_INT8_ACT=0: a route naming an int8-activation schedule runs the compiled one.
+    let allowed = int8_activations_allowed();
+    let pick = |width: u32| {
+        let v = choose(width);
+        if reads_int8(v) && !allowed {
+            family().compiled_variant(width)
+        } else {
+            v
+        }
+    };
     crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |first, width| {
         project(
             gpu,
-            choose(width as u32),
+            pick(width as u32),
             w,
             scratch,
             x,

@@ -29,6 +29,10 @@ impl RoutedOp for Q4LinearAdd {
         Ok(q4::weight_bytes(Shape::parse(shape)?))
     }
 
+    fn may_calibrate(&self, variant: &Variant) -> bool {
+        !q4::reads_int8(variant) || q4::int8_activations_allowed()
+    }
+
     fn prepare(
         &self,
         gpu: &Gpu,
@@ -51,12 +55,14 @@ impl RoutedOp for Q4LinearAdd {
             x: gpu.stream.clone_htod(&x_host)?,
             initial: gpu.stream.clone_htod(&r_host)?,
             residual: gpu.stream.clone_htod(&r_host)?,
-            scratch: q4::Workspace::new(gpu, shape.n)?,
+            scratch: q4::Workspace::new(gpu, shape, tokens)?,
             weights,
             dense,
             x_host,
             r_host,
             reference: None,
+            reference_int8: None,
+            int8_launched: false,
         }))
     }
 }
@@ -74,6 +80,10 @@ struct Q4Prepared {
     x_host: Vec<bf16>,
     r_host: Vec<bf16>,
     reference: Option<Vec<f64>>,
+    /// The expected output of the `act_i8` schedules (activations quantized first), and
+    /// whether the last checked launch was one of them.
+    reference_int8: Option<Vec<f64>>,
+    int8_launched: bool,
 }
 
 impl Q4Prepared {
@@ -90,6 +100,11 @@ impl Prepared for Q4Prepared {
     }
 
     fn forward(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()> {
+        // The check's reference for this output: the int8-activation one when a launch of
+        // the op reads int8 activations (launches of at most MAX_LAUNCH_WIDTH columns).
+        let (full, rest) = (t / q4::MAX_LAUNCH_WIDTH, t % q4::MAX_LAUNCH_WIDTH);
+        self.int8_launched = (full > 0 && q4::reads_int8(choose(q4::MAX_LAUNCH_WIDTH as u32)))
+            || (rest > 0 && q4::reads_int8(choose(rest as u32)));
         q4::forward(
             gpu,
             &self.weights[copy],
@@ -134,6 +149,21 @@ impl Prepared for Q4Prepared {
             k,
             self.tokens,
         ));
+        if q4::family()
+            .candidates
+            .iter()
+            .any(|&i| q4::reads_int8(&crate::catalog::VARIANTS[i]))
+        {
+            self.reference_int8 = Some(reference::reference_linear_add_int8_activations(
+                &self.r_host,
+                &self.dense.codes,
+                &self.dense.scales,
+                &self.x_host,
+                n,
+                k,
+                self.tokens,
+            ));
+        }
         Ok(Vec::new())
     }
 
@@ -149,6 +179,7 @@ impl Prepared for Q4Prepared {
         variant: &'static Variant,
         width: usize,
     ) -> anyhow::Result<()> {
+        self.int8_launched = q4::reads_int8(variant);
         q4::project(
             gpu,
             variant,
@@ -166,7 +197,12 @@ impl Prepared for Q4Prepared {
         gpu: &Gpu,
         width: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
-        let reference = self.reference.as_ref().context("prepare_check first")?;
+        let reference = if self.int8_launched {
+            self.reference_int8.as_ref()
+        } else {
+            self.reference.as_ref()
+        }
+        .context("prepare_check first")?;
         let host = gpu.stream.clone_dtoh(&self.residual)?;
         Ok(compare_rows_add(
             &host,

@@ -8,7 +8,7 @@
 
 use half::{bf16, f16};
 
-use crate::ops::groupwise;
+use crate::ops::{groupwise, quant};
 
 /// K elements per weight scale.
 pub const W_GROUP: usize = 64;
@@ -24,6 +24,26 @@ pub fn reference_linear_add(
     t: usize,
 ) -> Vec<f64> {
     let mut y = groupwise::product(codes, scales, W_GROUP, x, n, k, t);
+    for (v, r) in y.iter_mut().zip(residual) {
+        *v += r.to_f64();
+    }
+    y
+}
+
+/// The same with the activations as the `act_i8` schedules see them: quantized per
+/// (token, 64-group) by the `quant_act_i8` rule (`ops::quant`), then dequantized.
+pub fn reference_linear_add_int8_activations(
+    residual: &[bf16],
+    codes: &[i8],
+    scales: &[f16],
+    x: &[bf16],
+    n: usize,
+    k: usize,
+    t: usize,
+) -> Vec<f64> {
+    let (xq, xs) = quant::quantize_activations(x, t, k);
+    let xf = quant::dequantize_activations(&xq, &xs, t, k);
+    let mut y = groupwise::product_f64(codes, scales, W_GROUP, &xf, n, k, t);
     for (v, r) in y.iter_mut().zip(residual) {
         *v += r.to_f64();
     }
