@@ -118,7 +118,8 @@ pub fn run(
             // Launches per graph: every copy at least twice, and enough to dwarf event overhead.
             let launches = (2 * copies).max(40);
             let choose = |w: u32| route(&key, w);
-            let schedule = describe_schedules(t, op.max_launch_width(), &choose);
+            let schedule =
+                describe_schedules(t, op.max_launch_width(), &|w: u32| op.runs_as(choose(w), w));
             // Warm-up (module loads) outside the graphs.
             inst.forward(gpu, 0, t, &choose)?;
             gpu.sync()?;

@@ -21,6 +21,11 @@ pub trait RoutedOp: Sync {
     fn may_calibrate(&self, _variant: &Variant) -> bool {
         true
     }
+    /// The variant a route's `chosen` one runs as at `width` in this process (`forward`
+    /// applies the same rule; reports name what really runs).
+    fn runs_as(&self, chosen: &'static Variant, _width: u32) -> &'static Variant {
+        chosen
+    }
     /// Weight copies a timing graph at width `t` rotates through so that every launch
     /// reads from HBM (ops whose bytes grow with the width, like attention's window,
     /// need fewer at wide widths).

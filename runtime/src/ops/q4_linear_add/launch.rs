@@ -98,6 +98,16 @@ pub fn int8_activations_allowed() -> bool {
     overrides::get().map(|o| o.q4_int8_act).unwrap_or(true)
 }
 
+/// What a route's `chosen` variant runs as at `width`: itself, or with
+/// `NINFER_Q4_INT8_ACT=0` the compiled route's variant in place of an int8-activation one.
+pub fn runs_as(chosen: &'static Variant, width: u32) -> &'static Variant {
+    if reads_int8(chosen) && !int8_activations_allowed() {
+        family().compiled_variant(width)
+    } else {
+        chosen
+    }
+}
+
 fn quant_module() -> &'static Variant {
     catalog::module("quant_act_i8_q4").expect("catalog.toml declares module quant_act_i8_q4")
 }
@@ -264,20 +274,10 @@ pub fn forward(
     residual: &mut CudaSlice<bf16>,
     choose: &dyn Fn(u32) -> &'static Variant,
 ) -> anyhow::Result<()> {
-    // NINFER_Q4_INT8_ACT=0: a route naming an int8-activation schedule runs the compiled one.
-    let allowed = int8_activations_allowed();
-    let pick = |width: u32| {
-        let v = choose(width);
-        if reads_int8(v) && !allowed {
-            family().compiled_variant(width)
-        } else {
-            v
-        }
-    };
     crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |first, width| {
         project(
             gpu,
-            pick(width as u32),
+            runs_as(choose(width as u32), width as u32),
             w,
             scratch,
             x,

@@ -33,6 +33,10 @@ impl RoutedOp for Q4LinearAdd {
         !q4::reads_int8(variant) || q4::int8_activations_allowed()
     }
 
+    fn runs_as(&self, chosen: &'static Variant, width: u32) -> &'static Variant {
+        q4::runs_as(chosen, width)
+    }
+
     fn prepare(
         &self,
         gpu: &Gpu,
@@ -103,8 +107,9 @@ impl Prepared for Q4Prepared {
         // The check's reference for this output: the int8-activation one when a launch of
         // the op reads int8 activations (launches of at most MAX_LAUNCH_WIDTH columns).
         let (full, rest) = (t / q4::MAX_LAUNCH_WIDTH, t % q4::MAX_LAUNCH_WIDTH);
-        self.int8_launched = (full > 0 && q4::reads_int8(choose(q4::MAX_LAUNCH_WIDTH as u32)))
-            || (rest > 0 && q4::reads_int8(choose(rest as u32)));
+        let int8_at = |w: usize| q4::reads_int8(q4::runs_as(choose(w as u32), w as u32));
+        self.int8_launched =
+            (full > 0 && int8_at(q4::MAX_LAUNCH_WIDTH)) || (rest > 0 && int8_at(rest));
         q4::forward(
             gpu,
             &self.weights[copy],
