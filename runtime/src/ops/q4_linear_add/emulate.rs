@@ -222,6 +222,7 @@ mod tests {
                 &dense.codes,
                 &dense.scales,
                 &x,
+                reference::Activations::Bf16,
                 shape.n,
                 shape.k,
                 t,

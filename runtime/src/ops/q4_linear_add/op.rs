@@ -145,29 +145,25 @@ impl Prepared for Q4Prepared {
 
     fn prepare_check(&mut self, _gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
         let Shape { n, k } = self.shape;
-        self.reference = Some(reference::reference_linear_add(
-            &self.r_host,
-            &self.dense.codes,
-            &self.dense.scales,
-            &self.x_host,
-            n,
-            k,
-            self.tokens,
-        ));
+        let expected = |seen| {
+            reference::reference_linear_add(
+                &self.r_host,
+                &self.dense.codes,
+                &self.dense.scales,
+                &self.x_host,
+                seen,
+                n,
+                k,
+                self.tokens,
+            )
+        };
+        self.reference = Some(expected(reference::Activations::Bf16));
         if q4::family()
             .candidates
             .iter()
             .any(|&i| q4::reads_int8(&crate::catalog::VARIANTS[i]))
         {
-            self.reference_int8 = Some(reference::reference_linear_add_int8_activations(
-                &self.r_host,
-                &self.dense.codes,
-                &self.dense.scales,
-                &self.x_host,
-                n,
-                k,
-                self.tokens,
-            ));
+            self.reference_int8 = Some(expected(reference::Activations::Int8));
         }
         Ok(Vec::new())
     }

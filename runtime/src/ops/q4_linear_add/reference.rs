@@ -13,37 +13,35 @@ use crate::ops::{groupwise, quant};
 /// K elements per weight scale.
 pub const W_GROUP: usize = 64;
 
-/// The op's expected output: `residual + x · Wᵀ` for tokens `0..t` (f64).
+/// How the kernels see the activations: BF16 as given, or (the `act_i8` schedules)
+/// quantized per (token, 64-group) by the `quant_act_i8` rule (`ops::quant`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activations {
+    Bf16,
+    Int8,
+}
+
+/// The op's expected output: `residual + x · Wᵀ` for tokens `0..t` (f64), with `x` as
+/// `seen` by the kernel.
+#[allow(clippy::too_many_arguments)]
 pub fn reference_linear_add(
     residual: &[bf16],
     codes: &[i8],
     scales: &[f16],
     x: &[bf16],
+    seen: Activations,
     n: usize,
     k: usize,
     t: usize,
 ) -> Vec<f64> {
-    let mut y = groupwise::product(codes, scales, W_GROUP, x, n, k, t);
-    for (v, r) in y.iter_mut().zip(residual) {
-        *v += r.to_f64();
-    }
-    y
-}
-
-/// The same with the activations as the `act_i8` schedules see them: quantized per
-/// (token, 64-group) by the `quant_act_i8` rule (`ops::quant`), then dequantized.
-pub fn reference_linear_add_int8_activations(
-    residual: &[bf16],
-    codes: &[i8],
-    scales: &[f16],
-    x: &[bf16],
-    n: usize,
-    k: usize,
-    t: usize,
-) -> Vec<f64> {
-    let (xq, xs) = quant::quantize_activations(x, t, k);
-    let xf = quant::dequantize_activations(&xq, &xs, t, k);
-    let mut y = groupwise::product_f64(codes, scales, W_GROUP, &xf, n, k, t);
+    let mut y = match seen {
+        Activations::Bf16 => groupwise::product(codes, scales, W_GROUP, x, n, k, t),
+        Activations::Int8 => {
+            let (xq, xs) = quant::quantize_activations(x, t, k);
+            let xf = quant::dequantize_activations(&xq, &xs, t, k);
+            groupwise::product_f64(codes, scales, W_GROUP, &xf, n, k, t)
+        }
+    };
     for (v, r) in y.iter_mut().zip(residual) {
         *v += r.to_f64();
     }
@@ -66,7 +64,7 @@ mod tests {
             .collect();
         let r: Vec<bf16> = (0..t * n).map(|i| bf16::from_f32(i as f32 * 0.5)).collect();
         let a = groupwise::product_dense(&codes, &scales, W_GROUP, &x, n, k, t);
-        let c = reference_linear_add(&r, &codes, &scales, &x, n, k, t);
+        let c = reference_linear_add(&r, &codes, &scales, &x, Activations::Bf16, n, k, t);
         for i in 0..t * n {
             assert!((c[i] - a[i] - r[i].to_f64()).abs() < 1e-12 * (1.0 + c[i].abs()));
         }
