@@ -182,9 +182,6 @@ pub fn project(
         scratch.act.k
     );
     let int8 = reads_int8(variant);
-    if int8 {
-        quantize(gpu, x, first, width, &mut scratch.act)?;
-    }
     let rows_per_cta = variant
         .launch
         .extra("rows_per_cta")
@@ -208,9 +205,12 @@ pub fn project(
         "workspace too small for {}",
         variant.name
     );
+    if int8 {
+        quantize(gpu, x, first, width, &mut scratch.act)?;
+    }
     let f = gpu.function(variant)?;
     let grid = (n / rows_per_cta, k_split);
-    // With PDL (sm_90 PTX) the first stages' weights go out before the wait (for the
+    // With PDL (sm_90 PTX) the first stage's weights go out before the wait (for the
     // quantization ahead, or the kernel before the op). Launched early, the CTAs land
     // wherever they fit as the SMs drain; the shared memory is padded so no SM takes more
     // than its share of the grid (unpadded, T = 1 was 5 % slower with PDL than without on
