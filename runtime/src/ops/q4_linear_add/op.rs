@@ -66,7 +66,7 @@ impl RoutedOp for Q4LinearAdd {
             r_host,
             reference: None,
             reference_int8: None,
-            int8_launched: false,
+            int8_rows: vec![false; tokens],
         }))
     }
 }
@@ -85,9 +85,9 @@ struct Q4Prepared {
     r_host: Vec<bf16>,
     reference: Option<Vec<f64>>,
     /// The expected output of the `act_i8` schedules (activations quantized first), and
-    /// whether the last checked launch was one of them.
+    /// which token rows the last checked output got from one of them.
     reference_int8: Option<Vec<f64>>,
-    int8_launched: bool,
+    int8_rows: Vec<bool>,
 }
 
 impl Q4Prepared {
@@ -104,12 +104,14 @@ impl Prepared for Q4Prepared {
     }
 
     fn forward(&mut self, gpu: &Gpu, copy: usize, t: usize, choose: Choose) -> anyhow::Result<()> {
-        // The check's reference for this output: the int8-activation one when a launch of
-        // the op reads int8 activations (launches of at most MAX_LAUNCH_WIDTH columns).
-        let (full, rest) = (t / q4::MAX_LAUNCH_WIDTH, t % q4::MAX_LAUNCH_WIDTH);
-        let int8_at = |w: usize| q4::reads_int8(q4::runs_as(choose(w as u32), w as u32));
-        self.int8_launched =
-            (full > 0 && int8_at(q4::MAX_LAUNCH_WIDTH)) || (rest > 0 && int8_at(rest));
+        // The check's reference per token row: the int8-activation one for the rows of a
+        // launch that reads int8 activations (the launches `q4::forward` makes).
+        self.int8_rows.fill(false);
+        crate::ops::routed::split_launches(t, q4::MAX_LAUNCH_WIDTH, |first, width| {
+            let v = q4::runs_as(choose(width as u32), width as u32);
+            self.int8_rows[first..first + width].fill(q4::reads_int8(v));
+            Ok(())
+        })?;
         q4::forward(
             gpu,
             &self.weights[copy],
@@ -180,7 +182,8 @@ impl Prepared for Q4Prepared {
         variant: &'static Variant,
         width: usize,
     ) -> anyhow::Result<()> {
-        self.int8_launched = q4::reads_int8(variant);
+        self.int8_rows.fill(false);
+        self.int8_rows[..width].fill(q4::reads_int8(variant));
         q4::project(
             gpu,
             variant,
@@ -198,17 +201,23 @@ impl Prepared for Q4Prepared {
         gpu: &Gpu,
         width: usize,
     ) -> anyhow::Result<(f64, Option<String>)> {
-        let reference = if self.int8_launched {
-            self.reference_int8.as_ref()
-        } else {
-            self.reference.as_ref()
+        // Each token row against the reference of the activations its launch read.
+        let n = self.shape.n;
+        let mut reference =
+            std::borrow::Cow::from(self.reference.as_deref().context("prepare_check first")?);
+        for row in (0..self.tokens).filter(|&r| self.int8_rows[r]) {
+            let int8 = self
+                .reference_int8
+                .as_deref()
+                .context("prepare_check first")?;
+            reference.to_mut()[row * n..(row + 1) * n]
+                .copy_from_slice(&int8[row * n..(row + 1) * n]);
         }
-        .context("prepare_check first")?;
         let host = gpu.stream.clone_dtoh(&self.residual)?;
         Ok(compare_rows_add(
             &host,
             &self.r_host,
-            reference,
+            &reference,
             self.shape.n,
             width,
             self.tokens,
