@@ -40,36 +40,4 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned int pa
     }
 }
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-// Bulk copies (sm_90 PTX): one instruction moves a whole contiguous range into shared
-// memory through the copy engine and counts its bytes off the mbarrier's transaction count,
-// so a ring's producer issues a few instructions per stage instead of one per 16 bytes and
-// per lane, and the bytes in flight no longer sit in the load/store unit's queues.
-#define NINFER_BULK_COPY 1
-
-// The mbarrier inits must be visible to the copy engine before the first bulk copy.
-__device__ __forceinline__ void mbar_fence_init()
-{
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-// Arrives on `b` and adds `bytes` to the transaction count its phase waits for.
-__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned long long* b, unsigned int bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mbar_addr(b)), "r"(bytes) : "memory");
-}
-
-// `bytes` (a multiple of 16; both addresses 16-byte aligned) from global memory to shared
-// address `s`, completing that many bytes of `b`'s transaction count when they land.
-__device__ __forceinline__ void bulk_copy_to_shared(unsigned int s, const void* gmem, unsigned int bytes,
-                                                    unsigned long long* b)
-{
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(s),
-                 "l"(gmem), "r"(bytes), "r"(mbar_addr(b))
-                 : "memory");
-}
-#else
-#define NINFER_BULK_COPY 0
-#endif
-
 #endif
