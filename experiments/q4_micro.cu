@@ -79,6 +79,18 @@ __global__ void q4_reference(const unsigned* w, const __half* sc, const bf16* x,
 }
 
 
+// Suite "stamps": per-CTA %globaltimer stamps (ns) of the last launch, 8 slots per CTA:
+// 0 start, 1 first stage landed (warp 0), 2 main loop done (warp 0), 3 slice counter taken,
+// 4 residual written (the last CTA of a row block only). Null: no stamps.
+__device__ unsigned long long* q4_stamps = nullptr;
+__device__ __forceinline__ void q4_stamp(int slot)
+{
+    if (q4_stamps == nullptr) return;
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    q4_stamps[((size_t)blockIdx.y * gridDim.x + blockIdx.x) * 8 + slot] = t;
+}
+
 // K-split reduction (last CTA of a row block sums the slices in order) and the residual add.
 // The K slice of grid row `slice`: groups [g0, g0 + ng) of the G 64-wide groups, KS slices.
 struct KSlice { int g0, ng; };
@@ -112,6 +124,7 @@ __device__ __forceinline__ void q4_finish(float (&acc)[CT][4], float* ws, unsign
         __threadfence();
         q4_barrier<NAMED>();
         if (tid == 0) s_last = (atomicAdd(counters + blockIdx.x, 1u) == (unsigned)(KS - 1));
+        if (tid == 0) q4_stamp(3);
         q4_barrier<NAMED>();
         if (!s_last) return;
         __threadfence();
@@ -139,6 +152,7 @@ __device__ __forceinline__ void q4_finish(float (&acc)[CT][4], float* ws, unsign
                 *p = __float2bfloat16_rn(__bfloat162float(*p) + acc[c][e]);
             }
         }
+    if (tid == 0) { __threadfence(); q4_stamp(4); }
 }
 
 
@@ -346,6 +360,7 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
     const int SOFF = NB * B * 2176 + rows * XROW; // CORR: sums [B][CT * 8] floats
     const int SB = SOFF + (CORR ? B * CT * 32 : 0);
     const size_t blk0 = ((size_t)band * NB * G + g0) * 4;
+    if (tid == 0) q4_stamp(0);
     if (tid == 0) {
         for (int s = 0; s < ST; ++s) mbar_init(full + s, 32 + CORR), mbar_init(empty + s, 4 * NB);
     }
@@ -460,6 +475,7 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
     for (int i = 0; i < nst; ++i) {
         const int s = i % ST;
         mbar_wait(full + s, (i / ST) & 1);
+        if (i == 0 && tid == 0) q4_stamp(1);
         const unsigned char* st = ring + s * SB;
         if ((i + 1) * B <= ng) {
 #pragma unroll
@@ -470,6 +486,7 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
         __syncwarp();
         if (lane == 0) mbar_arrive(empty + s);
     }
+    if (tid == 0) q4_stamp(2);
     q4_finish<KS, CT, NB * 128>(acc, ws, counters, residual, n, tiles, tile, slice, t);
 }
 
@@ -482,14 +499,6 @@ __global__ void __launch_bounds__(NB * 128 + 32, MINB) q4_ring3(const uint4* __r
 // (against four), and per group the int32 -> fp32 conversion, the -8 * sum(xq) correction
 // and the two scales. A stage carries per token row B x 64 int8 plus 16 bytes (the row's
 // FP16 scales of the stage's groups, and the per-group sums).
-__device__ __forceinline__ void q4_mma_u8s8(int (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
-{
-    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 { %0, %1, %2, %3 }, { %4, %5, %6, %7 }, { %8, %9 }, "
-        "{ %0, %1, %2, %3 };"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
 template <int ST, int B, int KS, int CT>
 __global__ void __launch_bounds__(160) q4_ring_i8(const uint4* __restrict__ w_codes, const unsigned* __restrict__ w_scales,
                                                   const bf16* __restrict__ x, bf16* residual, float* ws,
@@ -717,6 +726,58 @@ static void run_ring3(Env& env, Problem& p, int t)
                 NB * 128 + 32, 128 + ST * (NB * B * 2176 + rows * (B * 128 + 16) + (CORR ? B * CT * 32 : 0)));
 }
 
+// Suite "stamps": the ring3 variant timed as run_ring3 does, then once more after a flush
+// with stamps on, as a single launch and as the last of 40 back-to-back launches; per-CTA
+// phases (µs, over CTAs) of that launch.
+template <int ST, int B, int KS, int CT>
+static void run_stamps(Env& env, Problem& p, int t)
+{
+    run_ring3<ST, B, KS, CT>(env, p, t);
+    const dim3 grid(p.n / 64, KS);
+    const int ctas = grid.x * grid.y, rows = std::min(t, CT * 8);
+    const int smem = 128 + ST * (B * 2176 + rows * (B * 128 + 16));
+    unsigned long long* d;
+    CK(cudaMalloc(&d, (size_t)ctas * 8 * 8));
+    CK(cudaMemset(d, 0, (size_t)ctas * 8 * 8));
+    CK(cudaMemcpyToSymbol(q4_stamps, &d, sizeof d));
+    for (int rep = 0; rep < 2; ++rep) {
+        stream_read<4><<<env.sms * 8, 256, 0, env.s>>>(env.flush, env.flush16, env.sink);
+        const int launches = rep == 0 ? 1 : 40;
+        for (int i = 0; i < launches; ++i)
+            q4_ring3<ST, B, KS, CT, 1, 0><<<grid, 160, smem, env.s>>>(p.codes[i % p.copies], p.scales[i % p.copies], p.x,
+                                                                  p.res, p.ws, p.counters, p.n, p.k, t);
+        CK(cudaStreamSynchronize(env.s));
+        std::vector<unsigned long long> h((size_t)ctas * 8);
+        CK(cudaMemcpy(h.data(), d, h.size() * 8, cudaMemcpyDeviceToHost));
+        unsigned long long t0 = ~0ull, tend = 0;
+        for (int c = 0; c < ctas; ++c) t0 = std::min(t0, h[c * 8]), tend = std::max(tend, std::max(h[c * 8 + 3], h[c * 8 + 4]));
+        auto stat = [&](const char* what, int a, int b, bool only_last) {
+            std::vector<double> v;
+            for (int c = 0; c < ctas; ++c) {
+                if (only_last && h[c * 8 + 4] == 0) continue;
+                const unsigned long long x = a < 0 ? t0 : h[c * 8 + a];
+                v.push_back((double)(h[c * 8 + b] - x) / 1e3);
+            }
+            std::sort(v.begin(), v.end());
+            printf("  %-30s median %6.2f  p10 %6.2f  p90 %6.2f  max %6.2f us  (%zu CTAs)\n", what, v[v.size() / 2],
+                   v[v.size() / 10], v[v.size() * 9 / 10], v.back(), v.size());
+        };
+        printf("stamps, %s: %dx%d T=%d ring3 ST%d B%d KS%d: first start -> last end %.2f us\n",
+               rep == 0 ? "single launch" : "last of 40", p.n, p.k, t, ST, B, KS, (double)(tend - t0) / 1e3);
+        stat("start (after first start)", -1, 0, false);
+        stat("start -> first stage", 0, 1, false);
+        stat("first stage -> loop done", 1, 2, false);
+        stat("loop done (after first start)", -1, 2, false);
+        stat("loop done -> counter", 2, 3, false);
+        stat("counter -> residual (last)", 3, 4, true);
+        stat("counter (after first start)", -1, 3, false);
+        CK(cudaMemset(d, 0, (size_t)ctas * 8 * 8));
+    }
+    unsigned long long* null = nullptr;
+    CK(cudaMemcpyToSymbol(q4_stamps, &null, sizeof null));
+    CK(cudaFree(d));
+}
+
 template <int ST, int B, int KS, int CT>
 static void run_ring_i8(Env& env, Problem& p, int t)
 {
@@ -839,8 +900,14 @@ int main(int argc, char** argv)
         run_ring_i8<3, 2, 8, 4>(env, big, 32);
         run_ring_i8<4, 2, 8, 4>(env, big, 32);
         run_ring_i8<3, 4, 8, 4>(env, big, 32);
+    } else if (suite == "stamps") {
+        for (int t : {1, 8}) {
+            run_stamps<3, 4, 8, 1>(env, big, t);
+            run_stamps<3, 4, 8, 1>(env, small, t);
+        }
+        run_stamps<4, 2, 8, 2>(env, big, 16);
     } else {
-        fprintf(stderr, "unknown suite %s (ncu, floors, direct, ring3, corr, i8)\n", suite.c_str());
+        fprintf(stderr, "unknown suite %s (ncu, floors, direct, ring3, corr, i8, stamps)\n", suite.c_str());
         return 2;
     }
     return 0;
