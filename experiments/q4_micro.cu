@@ -754,7 +754,9 @@ static void run_stamps(Env& env, Problem& p, int t)
         auto stat = [&](const char* what, int a, int b, bool only_last) {
             std::vector<double> v;
             for (int c = 0; c < ctas; ++c) {
-                if (only_last && h[c * 8 + 4] == 0) continue;
+                // slot 4 of a CTA that was last in an earlier launch of the graph but not in
+                // this one is older than its slot 3: not this launch's
+                if (only_last && h[c * 8 + 4] < h[c * 8 + 3]) continue;
                 const unsigned long long x = a < 0 ? t0 : h[c * 8 + a];
                 v.push_back((double)(h[c * 8 + b] - x) / 1e3);
             }
