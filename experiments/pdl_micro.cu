@@ -11,9 +11,11 @@
 #include <cuda_runtime.h>
 #include "harness.cuh"
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <vector>
 
 
@@ -30,12 +32,103 @@ __device__ __forceinline__ uint4 ld_stream(const uint4* p)
     return v;
 }
 
-template <bool WAIT, bool TRIGGER>
+
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// The reduce as the split kernel's tail. Every CTA stores its partial, then takes a ticket
+// per KV head (fence, atomic). The last R = ROWS x parts_per_row CTAs to arrive each own
+// one slice (a row's 256 / parts_per_row dims): they wait until all splits of their head
+// have arrived (they are the last, so the wait is short, and they wait only for CTAs that
+// do not wait: no residency assumption), merge that slice over every split, and write it.
+// The last of them to leave resets the head's counters for the next launch.
+// counters[2 * head]: arrivals, counters[2 * head + 1]: departures.
+__device__ void fused_tail(const float* ws_o, const float2* ws_ml, unsigned* counters, float* out, int parts_per_row)
+{
+    __shared__ unsigned s_ticket;
+    const int splits = gridDim.x, kvh = blockIdx.y, tid = threadIdx.x;
+    const int spinners = min(ROWS * parts_per_row, splits);
+    __syncthreads();
+    if (tid == 0) {
+        __threadfence();
+        s_ticket = atomicAdd(&counters[2 * kvh], 1u);
+    }
+    __syncthreads();
+    const int slot = (int)s_ticket - (splits - spinners);
+    if (slot < 0) return;
+    if (tid == 0) {
+        while (ld_acquire(&counters[2 * kvh]) < (unsigned)splits) {
+        }
+    }
+    __syncthreads();
+    // Slice `slot`: row slot / parts_per_row, dims [d0, d0 + 256 / parts_per_row).
+    const int r = slot / parts_per_row, width = HD / parts_per_row, d0 = (slot % parts_per_row) * width;
+    const int lanes = width / 4, groups = 128 / lanes;  // float4 lanes x split groups
+    const int lane = tid % lanes, grp = tid / lanes;
+    const size_t part0 = (size_t)kvh * splits;
+    float m = -INFINITY, l = 0.f;
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    constexpr int B = 8;
+    for (int s0 = grp; s0 < splits; s0 += B * groups) {
+        float2 v[B];
+        float4 o[B];
+#pragma unroll
+        for (int j = 0; j < B; ++j) {
+            const int s = s0 + j * groups;
+            v[j] = s < splits ? __ldcg(&ws_ml[(part0 + s) * ROWS + r]) : make_float2(-INFINITY, 0.f);
+            o[j] = s < splits ? __ldcg(reinterpret_cast<const float4*>(&ws_o[((part0 + s) * ROWS + r) * HD + d0]) + lane)
+                              : make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+        float mx = m;
+#pragma unroll
+        for (int j = 0; j < B; ++j) mx = fmaxf(mx, v[j].x);
+        const float a = exp2f(m - mx);
+        l *= a, acc.x *= a, acc.y *= a, acc.z *= a, acc.w *= a;
+#pragma unroll
+        for (int j = 0; j < B; ++j) {
+            const float w = exp2f(v[j].x - mx);
+            l += v[j].y * w;
+            acc.x += o[j].x * w, acc.y += o[j].y * w, acc.z += o[j].z * w, acc.w += o[j].w * w;
+        }
+        m = mx;
+    }
+    __shared__ float gm[32], gl[32];
+    __shared__ float4 gsum[128];
+    if (lane == 0) gm[grp] = m, gl[grp] = l;
+    gsum[tid] = acc;
+    __syncthreads();
+    if (grp == 0) {
+        float mx = -INFINITY, lt = 0.f;
+        float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int g = 0; g < groups; ++g) mx = fmaxf(mx, gm[g]);
+        for (int g = 0; g < groups; ++g) {
+            const float w = exp2f(gm[g] - mx);
+            const float4 o = gsum[g * lanes + lane];
+            lt += gl[g] * w;
+            sum.x += o.x * w, sum.y += o.y * w, sum.z += o.z * w, sum.w += o.w * w;
+        }
+        const float inv = 1.f / lt;
+        reinterpret_cast<float4*>(out + (kvh * ROWS + r) * HD + d0)[lane] =
+            make_float4(sum.x * inv, sum.y * inv, sum.z * inv, sum.w * inv);
+    }
+    if (tid == 0 && atomicAdd(&counters[2 * kvh + 1], 1u) == (unsigned)spinners - 1) {
+        counters[2 * kvh] = 0;
+        counters[2 * kvh + 1] = 0;
+    }
+}
+
+// TRIGGER: 0 none, 1 at the top, 2 after the streaming loop. FUSED: the reduce as the
+// kernel's tail (fused_tail below) instead of a second kernel.
+template <bool WAIT, int TRIGGER, bool FUSED = false>
 __global__ void __launch_bounds__(128) split_kernel(const uint4* __restrict__ kv, size_t per_cta16, float* ws_o,
-                                                    float2* ws_ml)
+                                                    float2* ws_ml, unsigned* counters, float* out, int parts_per_row)
 {
     if (WAIT) pdl_wait();
-    if (TRIGGER) pdl_trigger();
+    if (TRIGGER == 1) pdl_trigger();
     const size_t part = (size_t)blockIdx.y * gridDim.x + blockIdx.x;
     const uint4* src = kv + part * per_cta16;
     unsigned acc = 0;
@@ -51,9 +144,11 @@ __global__ void __launch_bounds__(128) split_kernel(const uint4* __restrict__ kv
         uint4 v = ld_stream(src + i);
         acc ^= v.x ^ v.y ^ v.z ^ v.w;
     }
+    if (TRIGGER == 2) pdl_trigger();
     const float f = (float)(acc & 0xff) * 1e-3f;
     for (int e = threadIdx.x; e < ROWS * HD; e += 128) ws_o[part * ROWS * HD + e] = f + e;
     if (threadIdx.x < ROWS) ws_ml[part * ROWS + threadIdx.x] = make_float2(f, 1.f);
+    if (FUSED) fused_tail(ws_o, ws_ml, counters, out, parts_per_row);
 }
 
 // The reduce's last step: the 8 groups' (m, l, sum) of one output meet in shared memory.
@@ -192,8 +287,12 @@ static float time_graph(cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, int sms,
                          [&] { flush_kernel<<<sms * 8, 256, 0, s>>>(flush, flush_bytes / 16, sink); }, op);
 }
 
-int main()
+int main(int argc, char** argv)
 {
+    // suites: pair (the attention-shaped pair), chain (dependent projections), fused (the
+    // reduce as the split kernel's tail); default: pair and chain, as first committed
+    const std::string suite = argc > 1 ? argv[1] : "pair,chain";
+    const auto has = [&](const char* s) { return suite.find(s) != std::string::npos; };
     int sms;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     cudaStream_t s;
@@ -215,6 +314,7 @@ int main()
     CK(cudaMalloc(&out, (size_t)HEADS * ROWS * HD * 4));
     CK(cudaMalloc(&sink, 4));
 
+    if (has("pair")) {
     const char* mode_names[] = {"split only", "pair", "pair, PDL reduce", "pair, PDL both", "pair, batched red"};
     // windows and split counts as attn_i8_small's plan gives them (key block 64, 3 CTAs/SM)
     const int windows[] = {1024, 8192, 65536, 262144};
@@ -233,11 +333,14 @@ int main()
                 const size_t off16 = ((size_t)i * op_bytes % (pool_bytes - op_bytes)) / 16;
                 const dim3 sg(splits, HEADS), rg(ROWS * 4, HEADS);
                 if (mode == 3)
-                    launch(true, s, split_kernel<true, true>, sg, dim3(128), (const uint4*)(pool + off16), per_cta16, ws_o, ws_ml);
+                    launch(true, s, split_kernel<true, 1>, sg, dim3(128), (const uint4*)(pool + off16), per_cta16, ws_o, ws_ml,
+                           (unsigned*)nullptr, (float*)nullptr, 1);
                 else if (mode == 2)
-                    launch(false, s, split_kernel<false, true>, sg, dim3(128), (const uint4*)(pool + off16), per_cta16, ws_o, ws_ml);
+                    launch(false, s, split_kernel<false, 1>, sg, dim3(128), (const uint4*)(pool + off16), per_cta16, ws_o, ws_ml,
+                           (unsigned*)nullptr, (float*)nullptr, 1);
                 else
-                    launch(false, s, split_kernel<false, false>, sg, dim3(128), (const uint4*)(pool + off16), per_cta16, ws_o, ws_ml);
+                    launch(false, s, split_kernel<false, 0>, sg, dim3(128), (const uint4*)(pool + off16), per_cta16, ws_o, ws_ml,
+                           (unsigned*)nullptr, (float*)nullptr, 1);
                 if (mode == 1) launch(false, s, reduce_kernel<false>, rg, dim3(512), (const float*)ws_o, (const float2*)ws_ml, out, splits);
                 if (mode == 4) launch(false, s, reduce_batched, rg, dim3(512), (const float*)ws_o, (const float2*)ws_ml, out, splits);
                 if (mode == 2 || mode == 3) launch(true, s, reduce_kernel<true>, rg, dim3(512), (const float*)ws_o, (const float2*)ws_ml, out, splits);
@@ -247,6 +350,69 @@ int main()
         printf("   floor %.2f\n", op_bytes / 4.3e12 * 1e6);
     }
 
+    }
+
+    if (has("fused")) {
+        // The reduce fused into the split kernel's tail against the pair, both with PDL
+        // between every kernel (wait at the top, trigger after the streaming loop), at the
+        // split counts of 2 and 3 CTAs per SM. parts: slices per output row (spinners =
+        // 6 x parts per KV head).
+        unsigned* counters;
+        CK(cudaMalloc(&counters, 2 * HEADS * 4));
+        CK(cudaMemset(counters, 0, 2 * HEADS * 4));
+        const char* names[] = {"split only", "pair", "fused p1", "fused p2", "fused p4"};
+        printf("\n%-8s %-4s %-7s", "window", "c/SM", "splits");
+        for (auto m : names) printf(" %12s", m);
+        printf("   (us per op, graphs of 40, PDL between all kernels, L2 flushed, median of 9)\n");
+        for (int window : {1024, 8192, 16384, 65536, 262144}) {
+            for (int cps : {2, 3}) {
+                const int blocks = window / 64, wave = sms * cps / HEADS;
+                const int per_split = (blocks + std::min(wave, blocks) - 1) / std::min(wave, blocks);
+                const int splits = (blocks + per_split - 1) / per_split;
+                const size_t op_bytes = (size_t)window * 2112;
+                const size_t per_cta16 = op_bytes / (HEADS * splits) / 16;
+                printf("%-8d %-4d %-7d", window, cps, splits);
+                for (int mode = 0; mode < 5; ++mode) {
+                    const int parts = mode == 2 ? 1 : mode == 3 ? 2 : 4;
+                    const float us = time_graph(s, e0, e1, sms, flush, flush_bytes, sink, 40, [&](int i) {
+                        const uint4* kv = pool + ((size_t)i * op_bytes % (pool_bytes - op_bytes)) / 16;
+                        const dim3 sg(splits, HEADS), rg(ROWS * 4, HEADS);
+                        if (mode < 2)
+                            launch(true, s, split_kernel<true, 2>, sg, dim3(128), kv, per_cta16, ws_o, ws_ml,
+                                   (unsigned*)nullptr, (float*)nullptr, 1);
+                        else
+                            launch(true, s, split_kernel<true, 2, true>, sg, dim3(128), kv, per_cta16, ws_o, ws_ml,
+                                   counters, out, parts);
+                        if (mode == 1)
+                            launch(true, s, reduce_kernel<true>, rg, dim3(512), (const float*)ws_o, (const float2*)ws_ml,
+                                   out, splits);
+                    });
+                    printf(" %12.2f", us);
+                }
+                printf("   floor %.2f\n", op_bytes / 4.3e12 * 1e6);
+            }
+        }
+        // the fused tail's result against the reduce kernel's, on the same partials
+        std::vector<float> a(HEADS * ROWS * HD), b(HEADS * ROWS * HD);
+        const int splits = 64;
+        const size_t per_cta16 = (size_t)8192 * 2112 / (HEADS * splits) / 16;
+        launch(false, s, split_kernel<false, 0>, dim3(splits, HEADS), dim3(128), (const uint4*)pool, per_cta16, ws_o, ws_ml,
+               (unsigned*)nullptr, (float*)nullptr, 1);
+        launch(false, s, reduce_kernel<false>, dim3(ROWS * 4, HEADS), dim3(512), (const float*)ws_o, (const float2*)ws_ml,
+               out, splits);
+        CK(cudaMemcpyAsync(a.data(), out, a.size() * 4, cudaMemcpyDeviceToHost, s));
+        CK(cudaMemsetAsync(out, 0xff, a.size() * 4, s));
+        launch(false, s, split_kernel<false, 0, true>, dim3(splits, HEADS), dim3(128), (const uint4*)pool, per_cta16, ws_o,
+               ws_ml, counters, out, 2);
+        CK(cudaMemcpyAsync(b.data(), out, b.size() * 4, cudaMemcpyDeviceToHost, s));
+        CK(cudaStreamSynchronize(s));
+        double worst = 0;
+        for (size_t e = 0; e < a.size(); ++e) worst = std::max(worst, (double)std::fabs(a[e] - b[e]) / std::fabs(a[e]));
+        printf("fused tail against the reduce kernel: max relative difference %.2e%s\n", worst,
+               worst < 1e-5 ? "" : "  MISMATCH");
+    }
+
+    if (has("chain")) {
     // Chains of small-T projections: op i reads op i-1's output (ping-pong buffers).
     float* xy;
     CK(cudaMalloc(&xy, 2 * 4096 * 4));
@@ -274,6 +440,7 @@ int main()
             }
             printf("   floor %.2f\n", bytes / 4.3e12 * 1e6);
         }
+    }
     }
     return 0;
 }
