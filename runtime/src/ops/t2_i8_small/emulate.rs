@@ -24,11 +24,15 @@ pub struct Schedule {
     /// `act_smem`: the lanes read the activations from the CTA's staged copy
     /// (`launch::act_smem_layout`) instead of from `xq`/`xs`.
     pub act_smem: bool,
+    /// `row_bands`: warp `w` takes row band `w` of the CTA over all of its K range (no
+    /// cross-warp sum); its activations come through the CTA's ring, which holds the same
+    /// bytes as `xq`/`xs`.
+    pub row_bands: bool,
 }
 
 impl Schedule {
     pub fn rows_per_cta(&self) -> usize {
-        16 * self.tiles_per_warp
+        16 * self.tiles_per_warp * if self.row_bands { self.k_warps } else { 1 }
     }
     pub fn max_width(&self) -> usize {
         8 * self.column_tiles
@@ -158,7 +162,7 @@ pub fn emulate(
     let cols = s.max_width();
     assert!(s.k_split >= 1 && s.k_split <= groups);
     for cta in 0..n / s.rows_per_cta() {
-        let tile0 = cta * tpw;
+        let cta_tile0 = cta * rows / 16;
         // part[split][col][row]: each K-split CTA's cross-warp sums.
         let mut part = vec![0.0f32; s.k_split * cols * rows];
         for split in 0..s.k_split {
@@ -190,11 +194,17 @@ pub fn emulate(
             // red[warp][col][row]
             let mut red = vec![0.0f32; s.k_warps * cols * rows];
             for warp in 0..s.k_warps {
+                // The warp's first tile and row, and how it interleaves the K range.
+                let (tile0, row_off, warp_slot, warp_stride) = if s.row_bands {
+                    (cta_tile0 + warp * tpw, warp * tpw * 16, 0, 1)
+                } else {
+                    (cta_tile0, 0, warp, s.k_warps)
+                };
                 // acc[tile][ctile][lane][4]
                 let mut acc = vec![[[0.0f32; 4]; 32]; tpw * ct];
                 let mut i = 0;
                 loop {
-                    let base = (i * s.k_warps + warp) * s.words;
+                    let base = (i * warp_stride + warp_slot) * s.words;
                     if base >= gl {
                         break;
                     }
@@ -306,7 +316,7 @@ pub fn emulate(
                         for lane in 0..32 {
                             for e in 0..4 {
                                 let (row, col) = c_coord(lane, e);
-                                red[(warp * cols + c * 8 + col) * rows + r * 16 + row] =
+                                red[(warp * cols + c * 8 + col) * rows + row_off + r * 16 + row] =
                                     acc[r * ct + c][lane][e];
                             }
                         }
@@ -452,6 +462,7 @@ mod tests {
             words,
             k_split: 1,
             act_smem: false,
+            row_bands: false,
         };
         let split = |s: Schedule, k_split| Schedule { k_split, ..s };
         let staged = |s: Schedule| Schedule {
@@ -459,6 +470,10 @@ mod tests {
             ..s
         };
         let stages = |s: Schedule, stages| Schedule { stages, ..s };
+        let banded = |s: Schedule| Schedule {
+            row_bands: true,
+            ..s
+        };
         // k = 640: 5 groups, not divisible by k_warps*words (tails); widths with partial tiles.
         case(32, 640, 1, sched(8, 1, 1, 1), 1);
         case(32, 640, 8, sched(4, 1, 1, 2), 2);
@@ -481,5 +496,10 @@ mod tests {
         case(16, 1152, 1, staged(split(sched(4, 1, 1, 1), 3)), 17);
         case(32, 640, 6, staged(split(sched(8, 1, 1, 1), 2)), 18);
         case(32, 1024, 13, staged(sched(4, 1, 2, 1)), 19);
+        // row_bands: 4 or 8 warps of 16 rows, K split over CTAs (uneven), partial widths.
+        case(64, 640, 32, banded(split(sched(4, 1, 4, 1), 4)), 20);
+        case(128, 640, 13, banded(split(sched(8, 1, 2, 1), 2)), 21);
+        case(64, 1152, 5, banded(sched(4, 1, 1, 1)), 22);
+        case(128, 2176, 27, banded(split(sched(4, 2, 4, 1), 3)), 23);
     }
 }

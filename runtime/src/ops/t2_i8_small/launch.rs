@@ -167,7 +167,8 @@ pub fn project(
     // takes more than its share of the grid.
     let pdl = gpu.pdl_for(variant, LaunchOrder::Second);
     let mut shared =
-        (variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width)) as usize;
+        (variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width) + row_band_ring_bytes(variant))
+            as usize;
     if pdl {
         shared = even_share_smem(gpu, f, shared, grid.0 * grid.1)?;
     }
@@ -209,6 +210,17 @@ pub fn act_smem_bytes(variant: &Variant, k: usize, k_split: usize, width: usize)
     }
     let rows = width.min(variant.launch.max_width as usize);
     act_smem_layout(k, k_split, rows).bytes as u32
+}
+
+/// Dynamic shared memory of a `row_bands` variant's activation ring (0 for the others):
+/// `stages + 1` stages, each one group's activations of `8 * column_tiles` tokens (xq rows
+/// of 192 bytes, then 4 bytes of xs per token): the kernel's `T2_RSTAGE`.
+pub fn row_band_ring_bytes(variant: &Variant) -> u32 {
+    let p = |name: &str| variant.param(name).unwrap_or(0) as u32;
+    if p("row_bands") == 0 {
+        return 0;
+    }
+    (p("stages") + 1) * 8 * p("column_tiles") * (192 + 4)
 }
 
 /// The `act_smem` staging layout (the kernel's, also used by `emulate`).
