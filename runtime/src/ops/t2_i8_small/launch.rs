@@ -166,9 +166,9 @@ pub fn project(
     // wherever they fit as the SMs drain: the shared memory is padded so that no SM
     // takes more than its share of the grid.
     let pdl = gpu.pdl_for(variant, LaunchOrder::Second);
-    let mut shared =
-        (variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width) + row_band_ring_bytes(variant))
-            as usize;
+    let mut shared = (variant.launch.shared_bytes
+        + act_smem_bytes(variant, k, k_split, width)
+        + row_band_ring_bytes(variant)) as usize;
     if pdl {
         shared = even_share_smem(gpu, f, shared, grid.0 * grid.1)?;
     }
