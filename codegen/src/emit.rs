@@ -28,12 +28,19 @@ pub fn routes_rs(catalog: &Catalog, variants: &[VariantSpec], digest: &str) -> S
         let extra = params_tokens(&v.launch.extra);
         let ptx_file = format!(
             "/ptx/{}",
-            crate::ptx_file_name(name, crate::model::BASELINE_PTX_ARCH)
+            crate::ptx_file_name(name, crate::model::PtxArch::BASELINE)
         );
         let arch_ptx = v.ptx_archs.iter().map(|&a| {
             let file = format!("/ptx/{}", crate::ptx_file_name(name, a));
-            let a = Literal::u32_unsuffixed(a);
-            quote! { (#a, include_str!(concat!(env!("OUT_DIR"), #file))) }
+            let number = Literal::u32_unsuffixed(a.number);
+            let specific = a.specific;
+            quote! {
+                crate::catalog::ArchPtx {
+                    arch: #number,
+                    specific: #specific,
+                    ptx: include_str!(concat!(env!("OUT_DIR"), #file)),
+                }
+            }
         });
         quote! {
             crate::catalog::Variant {

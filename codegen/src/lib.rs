@@ -134,7 +134,7 @@ pub fn generate(cfg: &Config) -> Result<Report> {
     let nv = nvrtc::load(&cfg.cuda_root)?;
     let nvrtc_version = nv.version.0 * 1000 + nv.version.1 * 10;
     // The compute_80 baseline of every variant, then its family's `ptx_archs`.
-    let jobs: Vec<(usize, u32)> = rendered
+    let jobs: Vec<(usize, model::PtxArch)> = rendered
         .iter()
         .enumerate()
         .flat_map(|(i, r)| {
@@ -143,7 +143,7 @@ pub fn generate(cfg: &Config) -> Result<Report> {
                 .find(|v| v.name == r.name)
                 .map(|v| v.ptx_archs.clone())
                 .unwrap_or_default();
-            std::iter::once(model::BASELINE_PTX_ARCH)
+            std::iter::once(model::PtxArch::BASELINE)
                 .chain(extra)
                 .map(move |a| (i, a))
         })
@@ -213,7 +213,7 @@ pub fn generate(cfg: &Config) -> Result<Report> {
         variants: compiled
             .iter()
             .map(|c| match c.arch {
-                model::BASELINE_PTX_ARCH => (c.name.clone(), c.outcome),
+                model::PtxArch::BASELINE => (c.name.clone(), c.outcome),
                 a => (format!("{} (compute_{a})", c.name), c.outcome),
             })
             .collect(),
@@ -224,9 +224,9 @@ pub fn generate(cfg: &Config) -> Result<Report> {
 }
 
 /// The PTX file of a variant under `out_dir/ptx/`: `<variant>.ptx` for the compute_80
-/// baseline, `<variant>.compute_<arch>.ptx` for a family's `ptx_archs`.
-pub fn ptx_file_name(variant: &str, arch: u32) -> String {
-    if arch == model::BASELINE_PTX_ARCH {
+/// baseline, `<variant>.compute_<arch>.ptx` for a family's `ptx_archs` (`compute_90a`).
+pub fn ptx_file_name(variant: &str, arch: model::PtxArch) -> String {
+    if arch == model::PtxArch::BASELINE {
         format!("{variant}.ptx")
     } else {
         format!("{variant}.compute_{arch}.ptx")

@@ -87,10 +87,11 @@ pub struct Family {
     pub widths: Vec<u32>,
     pub compiled: Vec<(u32, String)>,
     pub schedules: Vec<Schedule>,
-    /// Virtual architectures (`compute_<a>`) with PTX of their own next to the
-    /// `compute_80` baseline, increasing (`ptx_archs = [90]`): a GPU loads the newest it
-    /// runs, so templates may branch on `__CUDA_ARCH__`.
-    pub ptx_archs: Vec<u32>,
+    /// Virtual architectures (`compute_<a>`, or architecture-specific `compute_<a>a`) with
+    /// PTX of their own next to the `compute_80` baseline, increasing (`ptx_archs = [90]`,
+    /// `["90a"]`): a GPU loads the newest it runs, so templates may branch on
+    /// `__CUDA_ARCH__` (and `__CUDA_ARCH_FEAT_SM90_ALL` for sm_90a's wgmma).
+    pub ptx_archs: Vec<PtxArch>,
 }
 
 #[derive(Clone, Debug)]
@@ -103,7 +104,7 @@ pub struct Module {
     pub params: Vec<(String, i64)>,
     pub launch: LaunchValues,
     /// As a family's `ptx_archs`.
-    pub ptx_archs: Vec<u32>,
+    pub ptx_archs: Vec<PtxArch>,
 }
 
 /// A route switch: a route key without kernels of its own whose "schedule" is one of a
@@ -152,7 +153,7 @@ pub struct VariantSpec {
     /// Catalog line of the schedule (or module) for errors.
     pub line: usize,
     /// The family's or module's `ptx_archs`.
-    pub ptx_archs: Vec<u32>,
+    pub ptx_archs: Vec<PtxArch>,
 }
 
 impl VariantSpec {
@@ -168,6 +169,48 @@ impl VariantSpec {
 /// The virtual architecture every variant's PTX is compiled for (`compute_80`): it loads
 /// on every GPU the project supports.
 pub const BASELINE_PTX_ARCH: u32 = 80;
+
+/// A virtual architecture PTX is compiled for: `compute_<number>`, or with `specific` the
+/// architecture-specific `compute_<number>a` (sm_90a: wgmma), which only a GPU of exactly
+/// that compute capability runs. Ordered by number, the specific form after the plain one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PtxArch {
+    pub number: u32,
+    pub specific: bool,
+}
+
+impl PtxArch {
+    pub const BASELINE: PtxArch = PtxArch {
+        number: BASELINE_PTX_ARCH,
+        specific: false,
+    };
+
+    /// Whether a GPU of compute capability `cc` (major * 10 + minor) runs this PTX.
+    pub fn runs_on(self, cc: u32) -> bool {
+        if self.specific {
+            cc == self.number
+        } else {
+            self.number <= cc
+        }
+    }
+
+    /// The newest of `archs` (increasing) that `cc` runs, else the baseline.
+    pub fn newest_for(archs: &[PtxArch], cc: u32) -> PtxArch {
+        archs
+            .iter()
+            .rev()
+            .copied()
+            .find(|a| a.runs_on(cc))
+            .unwrap_or(Self::BASELINE)
+    }
+}
+
+/// `90`, `90a`: the suffix of `compute_` and `sm_`.
+impl fmt::Display for PtxArch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.number, if self.specific { "a" } else { "" })
+    }
+}
 /// The newest virtual architecture `ptx_archs` may name.
 pub const MAX_PTX_ARCH: u32 = 121;
 
@@ -356,7 +399,15 @@ struct RawFamily {
     #[serde(default)]
     grid: Vec<SpannedMap<toml::Value>>,
     #[serde(default)]
-    ptx_archs: Option<Spanned<Vec<Spanned<i64>>>>,
+    ptx_archs: Option<Spanned<Vec<Spanned<RawArch>>>>,
+}
+
+/// An entry of `ptx_archs`: `90` or `"90a"`.
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+enum RawArch {
+    Number(i64),
+    Name(String),
 }
 
 #[derive(Deserialize, Debug)]
@@ -368,7 +419,7 @@ struct RawModule {
     params: SpannedMap<i64>,
     launch: Spanned<SpannedMap<toml::Value>>,
     #[serde(default)]
-    ptx_archs: Option<Spanned<Vec<Spanned<i64>>>>,
+    ptx_archs: Option<Spanned<Vec<Spanned<RawArch>>>>,
 }
 
 /// toml's message, in the catalog's words where it has them.
@@ -869,16 +920,59 @@ impl<'a> Cx<'a> {
     }
 
     /// A family's or module's `ptx_archs`: extra virtual architectures, increasing.
-    fn ptx_archs(&self, raw: &Option<Spanned<Vec<Spanned<i64>>>>, cx: &str) -> Result<Vec<u32>> {
+    fn ptx_archs(
+        &self,
+        raw: &Option<Spanned<Vec<Spanned<RawArch>>>>,
+        cx: &str,
+    ) -> Result<Vec<PtxArch>> {
         let archs = raw.as_ref().map(|v| v.get_ref().as_slice()).unwrap_or(&[]);
-        self.increasing_u32(archs, cx, "ptx_archs", |v| {
-            (!(BASELINE_PTX_ARCH as i64 + 1..=MAX_PTX_ARCH as i64).contains(&v)).then(|| {
-                format!(
-                    "ptx_archs: {v} is not a virtual architecture above the compute_{BASELINE_PTX_ARCH} baseline \
-                     (a number such as 90 for compute_90, at most {MAX_PTX_ARCH})"
-                )
-            })
-        })
+        let mut out: Vec<PtxArch> = Vec::new();
+        for item in archs {
+            let line = self.line(item);
+            let (text, arch) = match item.get_ref() {
+                RawArch::Number(v) => (
+                    v.to_string(),
+                    u32::try_from(*v).ok().map(|number| PtxArch {
+                        number,
+                        specific: false,
+                    }),
+                ),
+                RawArch::Name(s) => (
+                    format!("\"{s}\""),
+                    s.strip_suffix('a')
+                        .and_then(|n| n.parse::<u32>().ok())
+                        .map(|number| PtxArch {
+                            number,
+                            specific: true,
+                        }),
+                ),
+            };
+            let arch = arch
+                .filter(|a| a.number > BASELINE_PTX_ARCH && a.number <= MAX_PTX_ARCH)
+                .filter(|a| !a.specific || a.number >= 90)
+                .ok_or_else(|| {
+                    self.err(
+                        line,
+                        cx,
+                        format!(
+                            "ptx_archs: {text} is not a virtual architecture above the compute_{BASELINE_PTX_ARCH} \
+                             baseline (a number such as 90 for compute_90, at most {MAX_PTX_ARCH}, or a string \
+                             such as \"90a\" for the architecture-specific compute_90a)"
+                        ),
+                    )
+                })?;
+            if let Some(&prev) = out.last() {
+                if arch <= prev {
+                    return Err(self.err(
+                        line,
+                        cx,
+                        format!("ptx_archs not strictly increasing: {arch} after {prev}"),
+                    ));
+                }
+            }
+            out.push(arch);
+        }
+        Ok(out)
     }
 
     fn module(&self, rm: RawModule) -> Result<Module> {

@@ -98,7 +98,7 @@ impl Nvrtc {
     /// The options a variant is compiled with for virtual architecture `compute_<arch>`
     /// (the include directory is added at compile time and kept out of the cache key as
     /// `<cuda>/include`).
-    pub fn options(arch: u32) -> Vec<String> {
+    pub fn options(arch: crate::model::PtxArch) -> Vec<String> {
         vec![
             format!("--gpu-architecture=compute_{arch}"),
             "-std=c++17".into(),
@@ -106,7 +106,7 @@ impl Nvrtc {
         ]
     }
 
-    fn real_options(&self, arch: u32) -> Vec<String> {
+    fn real_options(&self, arch: crate::model::PtxArch) -> Vec<String> {
         Self::options(arch)
             .into_iter()
             .map(|o| o.replace("<cuda>", &self.root.display().to_string()))
@@ -114,7 +114,7 @@ impl Nvrtc {
     }
 
     /// The cache key of a source: blake3 over source, options and NVRTC version.
-    pub fn cache_key(&self, source: &str, arch: u32) -> String {
+    pub fn cache_key(&self, source: &str, arch: crate::model::PtxArch) -> String {
         let mut h = blake3::Hasher::new();
         h.update(b"ninfer-ptx-cache v1\0");
         h.update(source.as_bytes());
@@ -132,7 +132,7 @@ impl Nvrtc {
         &self,
         name: &str,
         source: &str,
-        arch: u32,
+        arch: crate::model::PtxArch,
     ) -> std::result::Result<String, String> {
         use cudarc::nvrtc::result as r;
         let src = CString::new(source).map_err(|_| "source contains a NUL byte".to_string())?;
@@ -175,7 +175,7 @@ pub enum Outcome {
 pub struct Compiled {
     pub name: String,
     /// `compute_<arch>`.
-    pub arch: u32,
+    pub arch: crate::model::PtxArch,
     pub key: String,
     pub outcome: Outcome,
     pub ptx: String,
@@ -188,7 +188,7 @@ pub fn compile_all(
     nvrtc: &Nvrtc,
     cache_dir: &Path,
     rendered: &[Rendered],
-    jobs: &[(usize, u32)],
+    jobs: &[(usize, crate::model::PtxArch)],
 ) -> std::result::Result<Vec<Compiled>, Vec<(String, String)>> {
     let _ = std::fs::create_dir_all(cache_dir);
     let results: Vec<std::result::Result<Compiled, (String, String)>> = jobs
@@ -209,7 +209,7 @@ pub fn compile_all(
                 }
             }
             let ptx = nvrtc.compile(&r.name, &r.source, arch).map_err(|log| {
-                let log = if arch == crate::model::BASELINE_PTX_ARCH {
+                let log = if arch == crate::model::PtxArch::BASELINE {
                     log
                 } else {
                     format!("(compute_{arch})\n{log}")

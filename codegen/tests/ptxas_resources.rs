@@ -61,13 +61,7 @@ fn every_variant_fits_every_architecture() {
             // the PTX this architecture loads: the newest of the family's ptx_archs it
             // runs, else the compute_80 baseline (catalog::Variant::ptx_for)
             let sm: u32 = arch.trim_start_matches("sm_").parse().unwrap();
-            let virt = v
-                .ptx_archs
-                .iter()
-                .rev()
-                .copied()
-                .find(|&a| a <= sm)
-                .unwrap_or(ninfer_codegen::model::BASELINE_PTX_ARCH);
+            let virt = ninfer_codegen::model::PtxArch::newest_for(&v.ptx_archs, sm);
             let ptx = out
                 .path()
                 .join("ptx")
@@ -79,7 +73,9 @@ fn every_variant_fits_every_architecture() {
                 Some((m, b)) => bounds_budget(m, b).min(register_budget(v.launch.threads)),
                 None => register_budget(v.launch.threads),
             };
-            match assemble(&cfg.cuda_root, &ptx, arch) {
+            // architecture-specific PTX (compute_90a) assembles for its own target (sm_90a)
+            let target = if virt.specific { format!("sm_{virt}") } else { arch.to_string() };
+            match assemble(&cfg.cuda_root, &ptx, &target) {
                 Err(e) => vec![format!("{} {arch}: {e}", v.name)],
                 Ok(res) => {
                     let mut bad = Vec::new();

@@ -42,22 +42,55 @@ pub struct Variant {
     pub launch: Launch,
     /// PTX for `compute_<BASELINE_PTX_ARCH>` (80): loads on every supported GPU.
     pub ptx: &'static str,
-    /// PTX for newer virtual architectures, `(arch, ptx)` with `arch` increasing (the
-    /// family's `ptx_archs` in catalog.toml; templates branch on `__CUDA_ARCH__`).
-    pub arch_ptx: &'static [(u32, &'static str)],
+    /// PTX for newer virtual architectures, increasing (the family's `ptx_archs` in
+    /// catalog.toml; templates branch on `__CUDA_ARCH__`).
+    pub arch_ptx: &'static [ArchPtx],
+}
+
+/// The PTX of one virtual architecture: `compute_<arch>`, or with `specific` the
+/// architecture-specific `compute_<arch>a` (sm_90a: wgmma) that only a GPU of exactly
+/// that compute capability runs.
+#[derive(Clone, Copy, Debug)]
+pub struct ArchPtx {
+    pub arch: u32,
+    pub specific: bool,
+    pub ptx: &'static str,
+}
+
+impl ArchPtx {
+    /// Whether a GPU of compute capability `cc` (major * 10 + minor) runs it.
+    pub fn runs_on(&self, cc: u32) -> bool {
+        if self.specific {
+            cc == self.arch
+        } else {
+            self.arch <= cc
+        }
+    }
+
+    /// `compute_90`, `compute_90a`.
+    pub fn name(&self) -> String {
+        format!(
+            "compute_{}{}",
+            self.arch,
+            if self.specific { "a" } else { "" }
+        )
+    }
 }
 
 impl Variant {
     /// The PTX a GPU of compute capability `cc` (major * 10 + minor) loads: the newest
-    /// `arch_ptx` entry it runs (arch <= cc), else the `compute_80` baseline; with the
-    /// virtual architecture's number.
-    pub fn ptx_for(&self, cc: u32) -> (u32, &'static str) {
+    /// `arch_ptx` entry it runs, else the `compute_80` baseline.
+    pub fn ptx_for(&self, cc: u32) -> ArchPtx {
         self.arch_ptx
             .iter()
             .rev()
-            .find(|(a, _)| *a <= cc)
+            .find(|a| a.runs_on(cc))
             .copied()
-            .unwrap_or((BASELINE_PTX_ARCH, self.ptx))
+            .unwrap_or(ArchPtx {
+                arch: BASELINE_PTX_ARCH,
+                specific: false,
+                ptx: self.ptx,
+            })
     }
 
     pub fn param(&self, name: &str) -> Option<i64> {
@@ -262,18 +295,26 @@ mod tests {
             .expect("an attention variant");
         assert_eq!(attn.arch_ptx.len(), 1);
         for (cc, arch) in [(80, 80), (86, 80), (89, 80), (90, 90), (120, 90)] {
-            let (a, ptx) = attn.ptx_for(cc);
-            assert_eq!(a, arch, "cc {cc}");
-            assert!(ptx.contains(&format!(".target sm_{arch}")), "cc {cc}");
+            let p = attn.ptx_for(cc);
+            assert_eq!((p.arch, p.specific), (arch, false), "cc {cc}");
+            assert!(p.ptx.contains(&format!(".target sm_{arch}\n")), "cc {cc}");
         }
         let quant = module("quant_act_i8").expect("module quant_act_i8");
-        assert_eq!(quant.ptx_for(90).0, 90);
-        assert_eq!(quant.ptx_for(89).0, 80);
+        assert_eq!(quant.ptx_for(90).arch, 90);
+        assert_eq!(quant.ptx_for(89).arch, 80);
+        // the prompt kernels' architecture-specific compute_90a: sm_90 exactly
+        let prompt = module("attn_prompt_w8").expect("module attn_prompt_w8");
+        for (cc, name) in [(89, "compute_80"), (90, "compute_90a"), (100, "compute_80"), (120, "compute_80")] {
+            let p = prompt.ptx_for(cc);
+            assert_eq!(p.name(), name, "cc {cc}");
+            let target = name.trim_start_matches("compute_");
+            assert!(p.ptx.contains(&format!(".target sm_{target}\n")), "cc {cc}");
+        }
         let q6 = VARIANTS
             .iter()
             .find(|v| v.family == "q6_head")
             .expect("a q6 variant");
         assert!(q6.arch_ptx.is_empty());
-        assert_eq!(q6.ptx_for(90).0, 80);
+        assert_eq!(q6.ptx_for(90).arch, 80);
     }
 }

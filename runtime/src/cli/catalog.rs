@@ -54,14 +54,22 @@ fn launch_extra_text(v: &Variant) -> String {
 }
 
 /// The virtual architectures a family's PTX is built for: the compute_80 baseline, then
-/// its `ptx_archs` (every candidate has the same).
-fn ptx_archs(f: &Family) -> Vec<u32> {
-    let extra = f
+/// its `ptx_archs` (every candidate has the same), as `compute_<arch>` names.
+fn ptx_archs(f: &Family) -> Vec<String> {
+    let extra: Vec<String> = f
         .candidates
         .first()
-        .map(|&i| VARIANTS[i].arch_ptx.iter().map(|(a, _)| *a).collect())
-        .unwrap_or_else(Vec::new);
-    std::iter::once(BASELINE_PTX_ARCH).chain(extra).collect()
+        .map(|&i| VARIANTS[i].arch_ptx.iter().map(|a| a.name()).collect())
+        .unwrap_or_default();
+    std::iter::once(format!("compute_{BASELINE_PTX_ARCH}"))
+        .chain(extra)
+        .collect()
+}
+
+/// `compute_90` -> 90, `compute_90a` -> "90a" (as catalog.toml writes them).
+fn arch_json(name: &str) -> serde_json::Value {
+    let a = name.trim_start_matches("compute_");
+    a.parse::<u32>().map(|n| json!(n)).unwrap_or_else(|_| json!(a))
 }
 
 fn count(n: usize, one: &str, many: &str) -> String {
@@ -97,10 +105,7 @@ pub fn text() -> String {
         }
         let w: Vec<String> = f.widths.iter().map(u32::to_string).collect();
         let _ = writeln!(s, "  calibration widths: {}", w.join(" "));
-        let archs: Vec<String> = ptx_archs(f)
-            .iter()
-            .map(|a| format!("compute_{a}"))
-            .collect();
+        let archs = ptx_archs(f);
         let _ = writeln!(
             s,
             "  PTX: {}{}",
@@ -226,7 +231,7 @@ pub fn json_value() -> Value {
                 "calibration": flag_name(f.calibration),
                 "keys": f.keys.iter().map(|k| format!("{}/{}", f.name, k)).collect::<Vec<_>>(),
                 "widths": f.widths,
-                "ptx_archs": ptx_archs(f),
+                "ptx_archs": ptx_archs(f).iter().map(|a| arch_json(a)).collect::<Vec<_>>(),
                 "compiled": f.compiled.iter().map(|(w, s)| json!([w, s])).collect::<Vec<_>>(),
                 "candidates": f.candidates.iter().map(|&i| variant_json(&VARIANTS[i])).collect::<Vec<_>>(),
             })

@@ -125,15 +125,16 @@ impl Gpu {
             return Ok(m);
         }
         let (major, minor) = self.info.identity.compute_capability;
-        let (arch, ptx) = variant.ptx_for(major * 10 + minor);
-        ptx_isa::check_driver_accepts(ptx, variant.name, self.info.cuda_driver)?;
+        let chosen = variant.ptx_for(major * 10 + minor);
+        ptx_isa::check_driver_accepts(chosen.ptx, variant.name, self.info.cuda_driver)?;
         let module = self
             .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .load_module(cudarc::nvrtc::Ptx::from_src(chosen.ptx))
             .with_context(|| {
                 format!(
-                    "loading the module of {} (compute_{arch} PTX)",
-                    variant.name
+                    "loading the module of {} ({} PTX)",
+                    variant.name,
+                    chosen.name()
                 )
             })?;
         let _ = self.modules[index].set(module);

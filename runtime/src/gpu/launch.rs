@@ -39,7 +39,7 @@ impl Gpu {
             PdlPolicy::SecondOnly => order == LaunchOrder::Second,
             PdlPolicy::All => true,
         };
-        allowed && variant.ptx_for(major * 10 + minor).0 >= PDL_PTX_ARCH
+        allowed && variant.ptx_for(major * 10 + minor).arch >= PDL_PTX_ARCH
     }
 }
 
