@@ -29,11 +29,24 @@ pub fn rows_per_cta(route: &PromptRoute) -> usize {
         .expect("prompt modules have `warps`") as usize
 }
 
+/// FP16 V tiles of the standard kernel's layout on this GPU: two where it loads the
+/// architecture-specific (compute_90a, wgmma) PTX, whose template sets `AP_VT` so; else one.
+/// The kernel traps if its dynamic shared memory is smaller than its layout.
+pub fn v_tiles(gpu: &Gpu, route: &PromptRoute) -> usize {
+    let (major, minor) = gpu.info.identity.compute_capability;
+    let module = route.module();
+    if module.param("pair") == Some(0) && module.ptx_for(major * 10 + minor).specific {
+        2
+    } else {
+        1
+    }
+}
+
 /// Dynamic shared memory of a launch; the arithmetic of `ApLayout` in the template: one or
-/// two raw pages (`stages`), the FP16 V tile, the query rows (int8 + fp32 scales, or FP16),
+/// two raw pages (`stages`, each padded to 1024 bytes), `v_tiles` FP16 V tiles, the query rows (int8 + fp32 scales, or FP16),
 /// the Lloyd-Max table, the tile's K scales in fp32, the FP16 K tile (Lloyd-Max K), the
 /// paired warps' exchange buffers.
-pub fn smem_bytes(format: KvFormat, route: &PromptRoute) -> usize {
+pub fn smem_bytes(format: KvFormat, route: &PromptRoute, v_tiles: usize) -> usize {
     let rows = rows_per_cta(route);
     let int8_k = format.k_bits() == 8;
     let q = if int8_k {
@@ -62,7 +75,13 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute) -> usize {
     } else {
         0
     };
-    stages * format.page_bytes() + PAGE_TOKENS * HEAD_DIM * 2 + q + k_scales + k_tile + exchange
+    // stages padded to 1024 bytes (the template's STAGE: wgmma's swizzle atoms)
+    stages * format.page_bytes().next_multiple_of(1024)
+        + v_tiles * PAGE_TOKENS * HEAD_DIM * 2
+        + q
+        + k_scales
+        + k_tile
+        + exchange
 }
 
 /// The launch's CTA count shape, for the wave-aligned chunk: `resident` CTAs per SM.
@@ -79,7 +98,7 @@ pub fn prompt_grid(route: &PromptRoute, resident: usize) -> PromptGrid {
 /// shared memory).
 pub fn resident_per_sm(gpu: &Gpu, route: &PromptRoute, format: KvFormat) -> anyhow::Result<usize> {
     let variant = route.module();
-    let smem = smem_bytes(format, route);
+    let smem = smem_bytes(format, route, v_tiles(gpu, route));
     Ok(gpu
         .sized_entry(variant, &route.suffix(format), variant.launch.threads, smem)?
         .resident)
@@ -179,7 +198,7 @@ pub fn attend_prompt(
     );
     cache.check_launch("prompt attention", q.len(), out.len(), chunk)?;
     let variant = route.module();
-    let smem = smem_bytes(cache.format, route);
+    let smem = smem_bytes(cache.format, route, v_tiles(gpu, route));
     let entry = gpu.sized_entry(
         variant,
         &route.suffix(cache.format),
@@ -245,13 +264,15 @@ mod tests {
 
     #[test]
     fn shared_memory_fits_one_cta_on_sm90() {
-        // opt-in maximum per block: 227 KB on sm_90; 163 KB on sm_80, where the int8 and
-        // rk8v4 kernels fit and rk4v4's (two FP16 tiles and FP16 query rows, 167 KB) does
-        // not; 99 KB on sm_86/89/120, where none does. `attend_prompt` says so at launch.
+        // opt-in maximum per block: 227 KB on sm_90 (two V tiles there: the wgmma build);
+        // 163 KB on sm_80, where the int8 and rk8v4 kernels fit and rk4v4's (two FP16
+        // tiles and FP16 query rows, 167 KB) does not; 99 KB on sm_86/89/120, where none
+        // does. `attend_prompt` says so at launch.
         for route in PromptRoute::all() {
             for f in KvFormat::ALL {
-                let b = smem_bytes(f, &route);
+                let b = smem_bytes(f, &route, 2);
                 assert!(b <= 227 * 1024, "{} {f:?}: {b}", route.label());
+                let b = smem_bytes(f, &route, 1);
                 if f != KvFormat::Rk4v4 {
                     assert!(b <= 163 * 1024, "{} {f:?}: {b}", route.label());
                 }
