@@ -430,3 +430,47 @@ fn ptx_archs_not_increasing() {
         "ptx_archs not strictly increasing: 89 after 90",
     );
 }
+
+#[test]
+fn ptx_arch_specific_below_sm90() {
+    // architecture-specific targets exist from sm_90a on
+    let c = edit(
+        "widths      = [1, 2, 4, 8, 16]",
+        "widths      = [1, 2, 4, 8, 16]\nptx_archs   = [\"89a\"]",
+    );
+    assert_names(
+        &err_of(&c),
+        line_with(&c, "ptx_archs"),
+        FAM,
+        "ptx_archs: \"89a\" is not a virtual architecture",
+    );
+}
+
+#[test]
+fn ptx_arch_name_not_an_architecture() {
+    let c = edit(
+        "widths      = [1, 2, 4, 8, 16]",
+        "widths      = [1, 2, 4, 8, 16]\nptx_archs   = [\"sm90\"]",
+    );
+    assert_names(
+        &err_of(&c),
+        line_with(&c, "ptx_archs"),
+        FAM,
+        "ptx_archs: \"sm90\" is not a virtual architecture",
+    );
+}
+
+#[test]
+fn ptx_archs_specific_before_plain() {
+    // "90a" sorts after 90
+    let c = edit(
+        "widths      = [1, 2, 4, 8, 16]",
+        "widths      = [1, 2, 4, 8, 16]\nptx_archs   = [\"90a\", 90]",
+    );
+    assert_names(
+        &err_of(&c),
+        line_with(&c, "ptx_archs"),
+        FAM,
+        "ptx_archs not strictly increasing: 90 after 90a",
+    );
+}

@@ -209,3 +209,34 @@ fn inline_asm_operand_braces_are_literal_text() {
         "a {{ \"{%\" }}0,%1} b"
     );
 }
+
+#[test]
+fn architecture_specific_ptx_is_its_own_target() {
+    // ptx_archs = [90, "90a"]: compute_90 and compute_90a PTX (`.target sm_90a`, where
+    // __CUDA_ARCH_FEAT_SM90_ALL is defined), routes.rs marks the second specific
+    let c = fixture_catalog().replacen(
+        "widths      = [1, 2, 4, 8, 16]",
+        "widths      = [1, 2, 4, 8, 16]\nptx_archs   = [90, \"90a\"]",
+        1,
+    );
+    let fx = Fx::new(&c, &[]);
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let report = generate(&fx.config(out.path(), cache.path())).unwrap_or_else(|e| panic!("{e}"));
+    // 6 fx_scale variants three times, the module once
+    assert_eq!(report.compiled().len(), 19);
+    let sm90a =
+        std::fs::read_to_string(out.path().join("ptx/fx_scale__g8x32.compute_90a.ptx")).unwrap();
+    assert!(sm90a.contains(".target sm_90a"), "{sm90a}");
+    let routes = std::fs::read_to_string(out.path().join("routes.rs")).unwrap();
+    assert!(routes.contains("specific: true"), "{routes}");
+    assert!(
+        routes.contains("fx_scale__g8x32.compute_90a.ptx"),
+        "{routes}"
+    );
+    let log = std::fs::read_to_string(out.path().join("codegen.log")).unwrap();
+    assert!(
+        log.contains("compiled fx_scale__g8x32 (compute_90a)\n"),
+        "{log}"
+    );
+}

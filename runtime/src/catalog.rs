@@ -304,7 +304,12 @@ mod tests {
         assert_eq!(quant.ptx_for(89).arch, 80);
         // the prompt kernels' architecture-specific compute_90a: sm_90 exactly
         let prompt = module("attn_prompt_w8").expect("module attn_prompt_w8");
-        for (cc, name) in [(89, "compute_80"), (90, "compute_90a"), (100, "compute_80"), (120, "compute_80")] {
+        for (cc, name) in [
+            (89, "compute_80"),
+            (90, "compute_90a"),
+            (100, "compute_80"),
+            (120, "compute_80"),
+        ] {
             let p = prompt.ptx_for(cc);
             assert_eq!(p.name(), name, "cc {cc}");
             let target = name.trim_start_matches("compute_");

@@ -69,7 +69,9 @@ fn ptx_archs(f: &Family) -> Vec<String> {
 /// `compute_90` -> 90, `compute_90a` -> "90a" (as catalog.toml writes them).
 fn arch_json(name: &str) -> serde_json::Value {
     let a = name.trim_start_matches("compute_");
-    a.parse::<u32>().map(|n| json!(n)).unwrap_or_else(|_| json!(a))
+    a.parse::<u32>()
+        .map(|n| json!(n))
+        .unwrap_or_else(|_| json!(a))
 }
 
 fn count(n: usize, one: &str, many: &str) -> String {
