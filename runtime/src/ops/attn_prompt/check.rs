@@ -20,7 +20,10 @@ use crate::check::{compare_rows, poison, CheckRow};
 use crate::gpu::Gpu;
 use crate::ops::attn_i8_small::launch::CacheView;
 use crate::ops::attn_i8_small::op::{checked_cache, kernel_queries, random_queries};
+use crate::ops::kv::cache::KvCache;
+use crate::ops::kv::codebook::levels_f16;
 use crate::ops::kv::format::KvFormat;
+use crate::ops::kv::quantize::unpack_nibbles;
 use crate::ops::kv::reference;
 use crate::ops::kv::{HEAD_DIM, Q_HEADS};
 use crate::ops::routed::check_outcome;
@@ -132,6 +135,12 @@ pub fn run(
         ));
         let cache = checked_cache(format, CHECK_TOKENS, seed);
         let (k, v) = reference::dequantized(&cache);
+        // rk4v4: K as the prompt kernels' FP16 K tile holds it (kernel_k_tile)
+        let k = if format == KvFormat::Rk4v4 {
+            kernel_k_tile(&cache)
+        } else {
+            k
+        };
         let q_host = random_queries(widest, seed ^ 0x51);
         let pool = gpu.stream.clone_htod(cache.pool())?;
         let table: Vec<i32> = cache.page_table().iter().map(|&p| p as i32).collect();
@@ -266,6 +275,22 @@ mod tests {
     }
 
     #[test]
+    fn the_kernel_k_tile_is_the_format_within_fp16_rounding() {
+        // two FP16 roundings (the scale x log2(e)/16 and the product): within 2^-10 of
+        // each value, and not everywhere equal to it (else the model would be vacuous)
+        let cache = checked_cache(KvFormat::Rk4v4, 70, 3);
+        let (k, _) = reference::dequantized(&cache);
+        let tile = kernel_k_tile(&cache);
+        let mut differ = 0;
+        for (a, b) in k.iter().flatten().zip(tile.iter().flatten()) {
+            assert!((a - b).abs() <= a.abs() / 1024.0 + 1e-12, "{a} {b}");
+            differ += usize::from(a != b);
+        }
+        assert!(differ > 0);
+        assert_eq!(k[0].len(), tile[0].len());
+    }
+
+    #[test]
     fn reference_columns_match_the_whole_reference() {
         // a tiny cache: per-column evaluation equals attention_f64 over the whole chunk
         let cache = checked_cache(KvFormat::Int8, 70, 3);
@@ -279,4 +304,39 @@ mod tests {
             assert_eq!(cols[i], whole[c * row..(c + 1) * row].to_vec());
         }
     }
+}
+
+/// log2(e) / 16: the prompt kernels' K tile holds K in the log2 domain (`LOG2E_16`).
+#[allow(clippy::excessive_precision)]
+const LOG2E_16: f32 = 0.090_168_440_055_560_21;
+
+/// rk4v4's K per KV head `[len][256]` as the prompt kernels' FP16 K tile holds it
+/// (`dequant_tile`), back in K space: each code's FP16 level times its group's scale x
+/// log2(e) / 16 rounded to FP16, the product rounded to FP16. That tile rounding is the
+/// kernels' design, as the queries' FP16 rounding is (`kernel_queries`); the f64
+/// reference over it leaves the check to the kernels' own error.
+fn kernel_k_tile(cache: &KvCache) -> Vec<Vec<f64>> {
+    let levels = levels_f16();
+    let group = cache.format().k_group();
+    (0..cache.kv_heads())
+        .map(|h| {
+            (0..cache.len())
+                .flat_map(|t| {
+                    let (codes, scales) = cache.k_row(t, h);
+                    let ks: Vec<half::f16> = scales
+                        .iter()
+                        .map(|s| half::f16::from_f32(s.to_f32() * LOG2E_16))
+                        .collect();
+                    unpack_nibbles(codes)
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, u)| {
+                            let tile = levels[u as usize] * ks[i / group];
+                            tile.to_f64() / LOG2E_16 as f64
+                        })
+                        .collect::<Vec<f64>>()
+                })
+                .collect()
+        })
+        .collect()
 }
