@@ -11,4 +11,18 @@ export NINFER_DEVICE_PROFILES=$work/device-profiles.json
 export PYTHONUNBUFFERED=1
 log=$OUT/$LOG_NAME
 say() { echo "$@" | tee -a "$log"; }
+# check_prompt: `ninfer check` of every prompt kernel, format and switch with $B (table in
+# $OUT/check-prompt.txt) and, unless MEMCHECK=0, compute-sanitizer memcheck of int8 and rk4v4
+check_prompt() {
+  say "== ninfer check --only attn_prompt ($B)"
+  $B/ninfer check --only attn_prompt --every-width > "$OUT/check-prompt.txt" 2>&1
+  say "check rc=$?"; grep -E "FAIL|checks of|error" "$OUT/check-prompt.txt" | head -40 | tee -a "$log"
+  if [ "${MEMCHECK:-1}" = 1 ]; then
+    for key in attn_prompt/h24/int8 attn_prompt/h24/rk4v4; do
+      say "== compute-sanitizer memcheck ($key)"
+      compute-sanitizer --tool memcheck --print-limit 20 $B/ninfer check --only "$key" > "$work/mc.txt" 2>&1
+      say "memcheck rc=$?"; grep -E "ERROR SUMMARY|checks of" "$work/mc.txt" | tail -2 | tee -a "$log"
+    done
+  fi
+}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee -a "$log"

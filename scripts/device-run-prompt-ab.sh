@@ -9,16 +9,7 @@ LOG_NAME=summary-prompt-ab.txt
 BIN=${B:?B: the new build}
 source "$(dirname "$0")/device-common.sh"
 A=${A:?A: the old build}
-say "== ninfer check --only attn_prompt (B)"
-$B/ninfer check --only attn_prompt --every-width > "$OUT/check-prompt.txt" 2>&1
-say "check rc=$?"; grep -E "FAIL|checks of|error" "$OUT/check-prompt.txt" | head -40 | tee -a "$log"
-if [ "${MEMCHECK:-1}" = 1 ]; then
-  for key in attn_prompt/h24/int8 attn_prompt/h24/rk4v4; do
-    say "== compute-sanitizer memcheck ($key, B)"
-    compute-sanitizer --tool memcheck --print-limit 20 $B/ninfer check --only "$key" > "$work/mc.txt" 2>&1
-    say "memcheck rc=$?"; grep -E "ERROR SUMMARY|checks of" "$work/mc.txt" | tail -2 | tee -a "$log"
-  done
-fi
+check_prompt
 for side in A B; do
   bin=${!side}
   say "== ninfer bench --only attn_prompt, compiled routes ($side: $bin)"

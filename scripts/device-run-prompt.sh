@@ -8,16 +8,7 @@
 # MEMCHECK=0 skips the sanitizer, CALIBRATE=0 the calibration, BASELINES=0 SDPA.
 LOG_NAME=summary-prompt.txt
 source "$(dirname "$0")/device-common.sh"
-say "== ninfer check --only attn_prompt"
-$B/ninfer check --only attn_prompt --every-width > "$OUT/check-prompt.txt" 2>&1
-say "check rc=$?"; grep -E "FAIL|checks of|error" "$OUT/check-prompt.txt" | head -40 | tee -a "$log"
-if [ "${MEMCHECK:-1}" = 1 ]; then
-  for key in attn_prompt/h24/int8 attn_prompt/h24/rk4v4; do
-    say "== compute-sanitizer memcheck ($key)"
-    compute-sanitizer --tool memcheck --print-limit 20 $B/ninfer check --only "$key" > "$work/mc.txt" 2>&1
-    say "memcheck rc=$?"; grep -E "ERROR SUMMARY|checks of" "$work/mc.txt" | tail -2 | tee -a "$log"
-  done
-fi
+check_prompt
 if [ "${CALIBRATE:-1}" = 1 ]; then
   say "== ninfer-calibrate (every family and switch)"
   $B/ninfer-calibrate --detail --print > "$OUT/calibrated-entry.json" 2> "$OUT/calibrate.txt"
