@@ -250,6 +250,41 @@ pub fn assert_all_pass(gpu: &Gpu, format: KvFormat, seed: u64) -> anyhow::Result
     Ok(())
 }
 
+/// log2(e) / 16: the prompt kernels' K tile holds K in the log2 domain (`LOG2E_16`).
+#[allow(clippy::excessive_precision)]
+const LOG2E_16: f32 = 0.090_168_440_055_560_21;
+
+/// rk4v4's K per KV head `[len][256]` as the prompt kernels' FP16 K tile holds it
+/// (`dequant_tile`), back in K space: each code's FP16 level times its group's scale x
+/// log2(e) / 16 rounded to FP16, the product rounded to FP16. That tile rounding is the
+/// kernels' design, as the queries' FP16 rounding is (`kernel_queries`); the f64
+/// reference over it leaves the check to the kernels' own error.
+fn kernel_k_tile(cache: &KvCache) -> Vec<Vec<f64>> {
+    let levels = levels_f16();
+    let group = cache.format().k_group();
+    (0..cache.kv_heads())
+        .map(|h| {
+            (0..cache.len())
+                .flat_map(|t| {
+                    let (codes, scales) = cache.k_row(t, h);
+                    let ks: Vec<half::f16> = scales
+                        .iter()
+                        .map(|s| half::f16::from_f32(s.to_f32() * LOG2E_16))
+                        .collect();
+                    unpack_nibbles(codes)
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, u)| {
+                            let tile = levels[u as usize] * ks[i / group];
+                            tile.to_f64() / LOG2E_16 as f64
+                        })
+                        .collect::<Vec<f64>>()
+                })
+                .collect()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,39 +339,4 @@ mod tests {
             assert_eq!(cols[i], whole[c * row..(c + 1) * row].to_vec());
         }
     }
-}
-
-/// log2(e) / 16: the prompt kernels' K tile holds K in the log2 domain (`LOG2E_16`).
-#[allow(clippy::excessive_precision)]
-const LOG2E_16: f32 = 0.090_168_440_055_560_21;
-
-/// rk4v4's K per KV head `[len][256]` as the prompt kernels' FP16 K tile holds it
-/// (`dequant_tile`), back in K space: each code's FP16 level times its group's scale x
-/// log2(e) / 16 rounded to FP16, the product rounded to FP16. That tile rounding is the
-/// kernels' design, as the queries' FP16 rounding is (`kernel_queries`); the f64
-/// reference over it leaves the check to the kernels' own error.
-fn kernel_k_tile(cache: &KvCache) -> Vec<Vec<f64>> {
-    let levels = levels_f16();
-    let group = cache.format().k_group();
-    (0..cache.kv_heads())
-        .map(|h| {
-            (0..cache.len())
-                .flat_map(|t| {
-                    let (codes, scales) = cache.k_row(t, h);
-                    let ks: Vec<half::f16> = scales
-                        .iter()
-                        .map(|s| half::f16::from_f32(s.to_f32() * LOG2E_16))
-                        .collect();
-                    unpack_nibbles(codes)
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, u)| {
-                            let tile = levels[u as usize] * ks[i / group];
-                            tile.to_f64() / LOG2E_16 as f64
-                        })
-                        .collect::<Vec<f64>>()
-                })
-                .collect()
-        })
-        .collect()
 }
