@@ -211,6 +211,7 @@ impl fmt::Display for PtxArch {
         write!(f, "{}{}", self.number, if self.specific { "a" } else { "" })
     }
 }
+
 /// The newest virtual architecture `ptx_archs` may name.
 pub const MAX_PTX_ARCH: u32 = 121;
 
