@@ -29,24 +29,49 @@ pub fn rows_per_cta(route: &PromptRoute) -> usize {
         .expect("prompt modules have `warps`") as usize
 }
 
-/// FP16 V tiles of the standard kernel's layout on this GPU: two where it loads the
-/// architecture-specific (compute_90a, wgmma) PTX, whose template sets `AP_VT` so; else one.
-/// The kernel traps if its dynamic shared memory is smaller than its layout.
-pub fn v_tiles(gpu: &Gpu, route: &PromptRoute) -> usize {
-    let (major, minor) = gpu.info.identity.compute_capability;
-    let module = route.module();
-    if module.param("pair") == Some(0) && module.ptx_for(major * 10 + minor).specific {
-        2
-    } else {
-        1
+/// How an entry point's shared memory and CTA are laid out on this GPU: the template's
+/// `AP_VT` and `Ws` for the PTX this device loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PromptLayout {
+    /// FP16 V tiles: two in the standard kernel's architecture-specific (compute_90a,
+    /// wgmma) build, so that the next tile's decode overlaps this tile's last P.V; else one.
+    pub v_tiles: usize,
+    /// One more warp, the producer (copies the pages through a ring of three, decodes V),
+    /// and the consumers' K scales and mbarriers: the wgmma build's int8-K entries without
+    /// FP16 P.V (the template's `Ws::ON`).
+    pub producer: bool,
+}
+
+impl PromptLayout {
+    /// The layout of `route`'s `format` entry where the device loads the
+    /// architecture-specific PTX (`specific`) or the baseline.
+    pub fn of(route: &PromptRoute, format: KvFormat, specific: bool) -> Self {
+        let wgmma = specific && route.module().param("pair") == Some(0);
+        PromptLayout {
+            v_tiles: if wgmma { 2 } else { 1 },
+            producer: wgmma && format.k_bits() == 8 && !route.pv_f16,
+        }
+    }
+
+    /// On this GPU. The kernel traps if its dynamic shared memory is smaller than its
+    /// layout; `attend_prompt` checks the entry's launch bounds against `threads`.
+    pub fn on(gpu: &Gpu, route: &PromptRoute, format: KvFormat) -> Self {
+        let (major, minor) = gpu.info.identity.compute_capability;
+        Self::of(route, format, route.module().ptx_for(major * 10 + minor).specific)
+    }
+
+    /// Threads of a CTA: the module's, and the producer warp.
+    pub fn threads(&self, route: &PromptRoute) -> u32 {
+        route.module().launch.threads + if self.producer { 128 } else { 0 }
     }
 }
 
-/// Dynamic shared memory of a launch; the arithmetic of `ApLayout` in the template: one or
-/// two raw pages (`stages`, each padded to 1024 bytes), `v_tiles` FP16 V tiles, the query rows (int8 + fp32 scales, or FP16),
-/// the Lloyd-Max table, the tile's K scales in fp32, the FP16 K tile (Lloyd-Max K), the
-/// paired warps' exchange buffers.
-pub fn smem_bytes(format: KvFormat, route: &PromptRoute, v_tiles: usize) -> usize {
+/// Dynamic shared memory of a launch; the arithmetic of `ApLayout` in the template: the
+/// raw pages (`stages`, or three with the producer; each padded to 1024 bytes), the FP16
+/// V tiles, the query rows (int8 + fp32 scales, or FP16), the Lloyd-Max table, the tile's
+/// K scales in fp32 (one per V tile with the producer), the FP16 K tile (Lloyd-Max K),
+/// the paired warps' exchange buffers, the producer's seven mbarriers (64 bytes).
+pub fn smem_bytes(format: KvFormat, route: &PromptRoute, layout: PromptLayout) -> usize {
     let rows = rows_per_cta(route);
     let int8_k = format.k_bits() == 8;
     let q = if int8_k {
@@ -54,11 +79,15 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute, v_tiles: usize) -> usiz
     } else {
         rows * 2 * HEAD_DIM + 1024
     };
-    let stages = route
-        .module()
-        .param("stages")
-        .expect("prompt modules have `stages`") as usize;
-    let k_scales = format.k_groups() * PAGE_TOKENS * 4;
+    let stages = if layout.producer {
+        3
+    } else {
+        route
+            .module()
+            .param("stages")
+            .expect("prompt modules have `stages`") as usize
+    };
+    let k_scales = format.k_groups() * PAGE_TOKENS * 4 * if layout.producer { layout.v_tiles } else { 1 };
     // Lloyd-Max K is decoded into an FP16 tile like V
     let k_tile = if int8_k {
         0
@@ -75,13 +104,15 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute, v_tiles: usize) -> usiz
     } else {
         0
     };
+    let barriers = if layout.producer { 64 } else { 0 };
     // stages padded to 1024 bytes (the template's STAGE: wgmma's swizzle atoms)
     stages * format.page_bytes().next_multiple_of(1024)
-        + v_tiles * PAGE_TOKENS * HEAD_DIM * 2
+        + layout.v_tiles * PAGE_TOKENS * HEAD_DIM * 2
         + q
         + k_scales
         + k_tile
         + exchange
+        + barriers
 }
 
 /// The launch's CTA count shape, for the wave-aligned chunk: `resident` CTAs per SM.
@@ -98,9 +129,10 @@ pub fn prompt_grid(route: &PromptRoute, resident: usize) -> PromptGrid {
 /// shared memory).
 pub fn resident_per_sm(gpu: &Gpu, route: &PromptRoute, format: KvFormat) -> anyhow::Result<usize> {
     let variant = route.module();
-    let smem = smem_bytes(format, route, v_tiles(gpu, route));
+    let layout = PromptLayout::on(gpu, route, format);
+    let smem = smem_bytes(format, route, layout);
     Ok(gpu
-        .sized_entry(variant, &route.suffix(format), variant.launch.threads, smem)?
+        .sized_entry(variant, &route.suffix(format), layout.threads(route), smem)?
         .resident)
 }
 
@@ -198,14 +230,19 @@ pub fn attend_prompt(
     );
     cache.check_launch("prompt attention", q.len(), out.len(), chunk)?;
     let variant = route.module();
-    let smem = smem_bytes(cache.format, route, v_tiles(gpu, route));
-    let entry = gpu.sized_entry(
-        variant,
-        &route.suffix(cache.format),
-        variant.launch.threads,
-        smem,
-    )?;
+    let layout = PromptLayout::on(gpu, route, cache.format);
+    let (smem, threads) = (smem_bytes(cache.format, route, layout), layout.threads(route));
+    let entry = gpu.sized_entry(variant, &route.suffix(cache.format), threads, smem)?;
     let (f, name, resident) = (&entry.function, &entry.name, entry.resident);
+    // the template's launch bounds are its CTA (a producer warp or not): a mismatch with
+    // this layout would launch the kernel on the wrong shared-memory layout
+    let bound = f
+        .max_threads_per_block()
+        .with_context(|| format!("{name}: launch bounds"))?;
+    ensure!(
+        bound as u32 == threads,
+        "{name}: the PTX's launch bounds ({bound} threads) are not the host's layout ({threads}: {layout:?})"
+    );
     let rows = if route.pack_gqa { GQA * chunk } else { chunk };
     let heads = if route.pack_gqa { KV_HEADS } else { Q_HEADS };
     let row_tiles = rows.div_ceil(rows_per_cta(route));
@@ -215,7 +252,7 @@ pub fn attend_prompt(
         .min((ws.rows / (chunk * Q_HEADS)).max(1));
     let cfg = LaunchConfig {
         grid_dim: (row_tiles as u32, heads as u32, splits as u32),
-        block_dim: (variant.launch.threads, 1, 1),
+        block_dim: (threads, 1, 1),
         shared_mem_bytes: smem as u32,
     };
     let (pos_i, chunk_i, kvh) = (pos as i32, chunk as i32, KV_HEADS as i32);
@@ -270,14 +307,38 @@ mod tests {
         // does. `attend_prompt` says so at launch.
         for route in PromptRoute::all() {
             for f in KvFormat::ALL {
-                let b = smem_bytes(f, &route, 2);
+                let b = smem_bytes(f, &route, PromptLayout::of(&route, f, true));
                 assert!(b <= 227 * 1024, "{} {f:?}: {b}", route.label());
-                let b = smem_bytes(f, &route, 1);
+                let b = smem_bytes(f, &route, PromptLayout::of(&route, f, false));
                 if f != KvFormat::Rk4v4 {
                     assert!(b <= 163 * 1024, "{} {f:?}: {b}", route.label());
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_producer_warp_is_the_wgmma_builds_int8_k_entries_without_pv16() {
+        for route in PromptRoute::all() {
+            for f in KvFormat::ALL {
+                let standard = route.module().param("pair") == Some(0);
+                let l = PromptLayout::of(&route, f, true);
+                let expect = standard && f.k_bits() == 8 && !route.pv_f16;
+                assert_eq!(l.producer, expect, "{} {f:?}", route.label());
+                assert_eq!(l.v_tiles, if standard { 2 } else { 1 });
+                assert_eq!(l.threads(&route), 256 + if expect { 128 } else { 0 });
+                let base = PromptLayout::of(&route, f, false);
+                assert_eq!((base.v_tiles, base.producer), (1, false));
+            }
+        }
+        // int8 with the producer: 3 stages of 33792, 2 V tiles, 128 query rows x 272, two
+        // K-scale tables, 64 bytes of mbarriers (the template's ApLayout<0, 1>::TOTAL)
+        let standard = PromptRoute::all()
+            .into_iter()
+            .find(|r| r.module().param("pair") == Some(0) && !r.pv_f16 && !r.pack_gqa)
+            .unwrap();
+        let l = PromptLayout::of(&standard, KvFormat::Int8, true);
+        assert_eq!(smem_bytes(KvFormat::Int8, &standard, l), 203_840);
     }
 
     #[test]
