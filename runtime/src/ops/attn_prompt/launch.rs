@@ -57,7 +57,11 @@ impl PromptLayout {
     /// layout; `attend_prompt` checks the entry's launch bounds against `threads`.
     pub fn on(gpu: &Gpu, route: &PromptRoute, format: KvFormat) -> Self {
         let (major, minor) = gpu.info.identity.compute_capability;
-        Self::of(route, format, route.module().ptx_for(major * 10 + minor).specific)
+        Self::of(
+            route,
+            format,
+            route.module().ptx_for(major * 10 + minor).specific,
+        )
     }
 
     /// Threads of a CTA: the module's, and the producer warp.
@@ -87,7 +91,8 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute, layout: PromptLayout) -
             .param("stages")
             .expect("prompt modules have `stages`") as usize
     };
-    let k_scales = format.k_groups() * PAGE_TOKENS * 4 * if layout.producer { layout.v_tiles } else { 1 };
+    let k_scales =
+        format.k_groups() * PAGE_TOKENS * 4 * if layout.producer { layout.v_tiles } else { 1 };
     // Lloyd-Max K is decoded into an FP16 tile like V
     let k_tile = if int8_k {
         0
@@ -231,7 +236,10 @@ pub fn attend_prompt(
     cache.check_launch("prompt attention", q.len(), out.len(), chunk)?;
     let variant = route.module();
     let layout = PromptLayout::on(gpu, route, cache.format);
-    let (smem, threads) = (smem_bytes(cache.format, route, layout), layout.threads(route));
+    let (smem, threads) = (
+        smem_bytes(cache.format, route, layout),
+        layout.threads(route),
+    );
     let entry = gpu.sized_entry(variant, &route.suffix(cache.format), threads, smem)?;
     let (f, name, resident) = (&entry.function, &entry.name, entry.resident);
     // the template's launch bounds are its CTA (a producer warp or not): a mismatch with
