@@ -4,11 +4,11 @@
 //!
 //! Grid `(row tiles, heads, splits)`: `ceil(C / rows)` tiles of each of the 24 query heads,
 //! or with PackGQA `ceil(6 C / rows)` tiles of packed (token, head) rows of each of the 4
-//! KV heads; `rows` = 16 per warp. One CTA per SM (launch bounds; about 135 KB of shared
-//! memory), the longest causal tiles launched first. A chunk whose CTAs fill their last
-//! wave badly (1024 tokens: 192 CTAs on 132 SMs, 1.45 waves) splits each row tile's key
-//! range in `splits` parts ([`choose_splits`]) and merges the partials with the module's
-//! `_reduce` kernel.
+//! KV heads; `rows` = 16 per warp. One CTA per SM (launch bounds; 135-204 KB of shared
+//! memory, [`PromptLayout`]), the longest causal tiles launched first. A chunk whose CTAs
+//! fill their last wave badly (1024 tokens: 192 CTAs on 132 SMs, 1.45 waves) splits each
+//! row tile's key range in `splits` parts ([`choose_splits`]) and merges the partials with
+//! the module's `_reduce` kernel.
 
 use anyhow::{ensure, Context as _};
 use cudarc::driver::{CudaView, CudaViewMut, LaunchConfig, PushKernelArg};
@@ -36,9 +36,9 @@ pub struct PromptLayout {
     /// FP16 V tiles: two in the standard kernel's architecture-specific (compute_90a,
     /// wgmma) build, so that the next tile's decode overlaps this tile's last P.V; else one.
     pub v_tiles: usize,
-    /// One more warp, the producer (copies the pages through a ring of three, decodes V),
-    /// and the consumers' K scales and mbarriers: the wgmma build's int8-K entries without
-    /// FP16 P.V (the template's `Ws::ON`).
+    /// One more warpgroup, the producer (copies the pages through a ring of three stages,
+    /// decodes V), a K-scale table per V tile and the mbarriers: the wgmma build's int8-K
+    /// entries without FP16 P.V (the template's `Ws::ON`).
     pub producer: bool,
 }
 
@@ -64,7 +64,7 @@ impl PromptLayout {
         )
     }
 
-    /// Threads of a CTA: the module's, and the producer warp.
+    /// Threads of a CTA: the module's, and the producer warpgroup's 128.
     pub fn threads(&self, route: &PromptRoute) -> u32 {
         route.module().launch.threads + if self.producer { 128 } else { 0 }
     }
@@ -242,8 +242,8 @@ pub fn attend_prompt(
     );
     let entry = gpu.sized_entry(variant, &route.suffix(cache.format), threads, smem)?;
     let (f, name, resident) = (&entry.function, &entry.name, entry.resident);
-    // the template's launch bounds are its CTA (a producer warp or not): a mismatch with
-    // this layout would launch the kernel on the wrong shared-memory layout
+    // the template's launch bounds are its CTA (with the producer or not): a mismatch with
+    // this layout would run the kernel on the wrong shared-memory layout
     let bound = f
         .max_threads_per_block()
         .with_context(|| format!("{name}: launch bounds"))?;
