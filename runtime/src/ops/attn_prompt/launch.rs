@@ -37,8 +37,8 @@ pub struct PromptLayout {
     /// wgmma) build, so that the next tile's decode overlaps this tile's last P.V; else one.
     pub v_tiles: usize,
     /// One more warpgroup, the producer (copies the pages through a ring of three stages,
-    /// decodes V), a K-scale table per V tile and the mbarriers: the wgmma build's int8-K
-    /// entries without FP16 P.V (the template's `Ws::ON`).
+    /// decodes V, and Lloyd-Max K into the FP16 K tile), a K-scale table per V tile and
+    /// the mbarriers: the wgmma build's entries without FP16 P.V (the template's `Ws::ON`).
     pub producer: bool,
 }
 
@@ -49,7 +49,7 @@ impl PromptLayout {
         let wgmma = specific && route.module().param("pair") == Some(0);
         PromptLayout {
             v_tiles: if wgmma { 2 } else { 1 },
-            producer: wgmma && format.k_bits() == 8 && !route.pv_f16,
+            producer: wgmma && !route.pv_f16,
         }
     }
 
@@ -74,7 +74,7 @@ impl PromptLayout {
 /// raw pages (`stages`, or three with the producer; each padded to 1024 bytes), the FP16
 /// V tiles, the query rows (int8 + fp32 scales, or FP16), the Lloyd-Max table, the tile's
 /// K scales in fp32 (one per V tile with the producer), the FP16 K tile (Lloyd-Max K),
-/// the paired warps' exchange buffers, the producer's seven mbarriers (64 bytes).
+/// the paired warps' exchange buffers, the producer's eleven mbarriers (128 bytes).
 pub fn smem_bytes(format: KvFormat, route: &PromptRoute, layout: PromptLayout) -> usize {
     let rows = rows_per_cta(route);
     let int8_k = format.k_bits() == 8;
@@ -109,7 +109,7 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute, layout: PromptLayout) -
     } else {
         0
     };
-    let barriers = if layout.producer { 64 } else { 0 };
+    let barriers = if layout.producer { 128 } else { 0 };
     // stages padded to 1024 bytes (the template's STAGE: wgmma's swizzle atoms)
     stages * format.page_bytes().next_multiple_of(1024)
         + layout.v_tiles * PAGE_TOKENS * HEAD_DIM * 2
@@ -326,12 +326,12 @@ mod tests {
     }
 
     #[test]
-    fn the_producer_warp_is_the_wgmma_builds_int8_k_entries_without_pv16() {
+    fn the_producer_warp_is_the_wgmma_builds_entries_without_pv16() {
         for route in PromptRoute::all() {
             for f in KvFormat::ALL {
                 let standard = route.module().param("pair") == Some(0);
                 let l = PromptLayout::of(&route, f, true);
-                let expect = standard && f.k_bits() == 8 && !route.pv_f16;
+                let expect = standard && !route.pv_f16;
                 assert_eq!(l.producer, expect, "{} {f:?}", route.label());
                 assert_eq!(l.v_tiles, if standard { 2 } else { 1 });
                 assert_eq!(l.threads(&route), 256 + if expect { 128 } else { 0 });
@@ -339,14 +339,18 @@ mod tests {
                 assert_eq!((base.v_tiles, base.producer), (1, false));
             }
         }
-        // int8 with the producer: 3 stages of 33792, 2 V tiles, 128 query rows x 272, two
-        // K-scale tables, 64 bytes of mbarriers (the template's ApLayout<0, 1>::TOTAL)
+        // With the producer (the template's ApLayout<FMT, 1>::TOTAL), 128 bytes of mbarriers:
+        // int8: 3 stages of 33792, 2 V tiles, 128 query rows x 272, two K-scale tables of 1024;
+        // rk4v4: 3 stages of 18432, 2 V tiles, the FP16 K tile, 128 FP16 query rows of 512,
+        // the Lloyd-Max table, two K-scale tables of 2048 (unused: the scale is in the tile)
         let standard = PromptRoute::all()
             .into_iter()
             .find(|r| r.module().param("pair") == Some(0) && !r.pv_f16 && !r.pack_gqa)
             .unwrap();
         let l = PromptLayout::of(&standard, KvFormat::Int8, true);
-        assert_eq!(smem_bytes(KvFormat::Int8, &standard, l), 203_840);
+        assert_eq!(smem_bytes(KvFormat::Int8, &standard, l), 203_904);
+        let l = PromptLayout::of(&standard, KvFormat::Rk4v4, true);
+        assert_eq!(smem_bytes(KvFormat::Rk4v4, &standard, l), 224_384);
     }
 
     #[test]
