@@ -4,7 +4,7 @@
 //!
 //! Grid `(row tiles, heads, splits)`: `ceil(C / rows)` tiles of each of the 24 query heads,
 //! or with PackGQA `ceil(6 C / rows)` tiles of packed (token, head) rows of each of the 4
-//! KV heads; `rows` = 16 per warp. One CTA per SM (launch bounds; 135-204 KB of shared
+//! KV heads; `rows` = 16 per warp. One CTA per SM (launch bounds; 135-224 KB of shared
 //! memory, [`PromptLayout`]), the longest causal tiles launched first across every head (the
 //! kernel reads its tile and head from the linear block index). A chunk whose CTAs
 //! fill their last wave badly (1024 tokens: 192 CTAs on 132 SMs, 1.45 waves) splits each
