@@ -44,9 +44,9 @@ pub struct PromptLayout {
 }
 
 impl PromptLayout {
-    /// The layout of `route`'s `format` entry where the device loads the
+    /// The layout of `route`'s entries (every KV format alike) where the device loads the
     /// architecture-specific PTX (`specific`) or the baseline.
-    pub fn of(route: &PromptRoute, format: KvFormat, specific: bool) -> Self {
+    pub fn of(route: &PromptRoute, specific: bool) -> Self {
         let wgmma = specific && route.module().param("pair") == Some(0);
         PromptLayout {
             v_tiles: if wgmma { 2 } else { 1 },
@@ -56,13 +56,9 @@ impl PromptLayout {
 
     /// On this GPU. The kernel traps if its dynamic shared memory is smaller than its
     /// layout; `attend_prompt` checks the entry's launch bounds against `threads`.
-    pub fn on(gpu: &Gpu, route: &PromptRoute, format: KvFormat) -> Self {
+    pub fn on(gpu: &Gpu, route: &PromptRoute) -> Self {
         let (major, minor) = gpu.info.identity.compute_capability;
-        Self::of(
-            route,
-            format,
-            route.module().ptx_for(major * 10 + minor).specific,
-        )
+        Self::of(route, route.module().ptx_for(major * 10 + minor).specific)
     }
 
     /// Threads of a CTA: the module's, and the producer warpgroup's 128.
@@ -135,7 +131,7 @@ pub fn prompt_grid(route: &PromptRoute, resident: usize) -> PromptGrid {
 /// shared memory).
 pub fn resident_per_sm(gpu: &Gpu, route: &PromptRoute, format: KvFormat) -> anyhow::Result<usize> {
     let variant = route.module();
-    let layout = PromptLayout::on(gpu, route, format);
+    let layout = PromptLayout::on(gpu, route);
     let smem = smem_bytes(format, route, layout);
     Ok(gpu
         .sized_entry(variant, &route.suffix(format), layout.threads(route), smem)?
@@ -236,7 +232,7 @@ pub fn attend_prompt(
     );
     cache.check_launch("prompt attention", q.len(), out.len(), chunk)?;
     let variant = route.module();
-    let layout = PromptLayout::on(gpu, route, cache.format);
+    let layout = PromptLayout::on(gpu, route);
     let (smem, threads) = (
         smem_bytes(cache.format, route, layout),
         layout.threads(route),
@@ -316,9 +312,9 @@ mod tests {
         // does. `attend_prompt` says so at launch.
         for route in PromptRoute::all() {
             for f in KvFormat::ALL {
-                let b = smem_bytes(f, &route, PromptLayout::of(&route, f, true));
+                let b = smem_bytes(f, &route, PromptLayout::of(&route, true));
                 assert!(b <= 227 * 1024, "{} {f:?}: {b}", route.label());
-                let b = smem_bytes(f, &route, PromptLayout::of(&route, f, false));
+                let b = smem_bytes(f, &route, PromptLayout::of(&route, false));
                 if f != KvFormat::Rk4v4 {
                     assert!(b <= 163 * 1024, "{} {f:?}: {b}", route.label());
                 }
@@ -331,12 +327,12 @@ mod tests {
         for route in PromptRoute::all() {
             for f in KvFormat::ALL {
                 let standard = route.module().param("pair") == Some(0);
-                let l = PromptLayout::of(&route, f, true);
+                let l = PromptLayout::of(&route, true);
                 let expect = standard && !route.pv_f16;
                 assert_eq!(l.producer, expect, "{} {f:?}", route.label());
                 assert_eq!(l.v_tiles, if standard { 2 } else { 1 });
                 assert_eq!(l.threads(&route), 256 + if expect { 128 } else { 0 });
-                let base = PromptLayout::of(&route, f, false);
+                let base = PromptLayout::of(&route, false);
                 assert_eq!((base.v_tiles, base.producer), (1, false));
             }
         }
@@ -348,9 +344,9 @@ mod tests {
             .into_iter()
             .find(|r| r.module().param("pair") == Some(0) && !r.pv_f16 && !r.pack_gqa)
             .unwrap();
-        let l = PromptLayout::of(&standard, KvFormat::Int8, true);
+        let l = PromptLayout::of(&standard, true);
         assert_eq!(smem_bytes(KvFormat::Int8, &standard, l), 203_904);
-        let l = PromptLayout::of(&standard, KvFormat::Rk4v4, true);
+        let l = PromptLayout::of(&standard, true);
         assert_eq!(smem_bytes(KvFormat::Rk4v4, &standard, l), 224_384);
     }
 
