@@ -26,8 +26,15 @@ fn shared_cache() -> PathBuf {
 /// FP16 MMAs of a half key tile ahead of their folds; the paired int8 PackGQA entries up
 /// to 112 / 200). Every restructuring tried moved the spill rather than removing it;
 /// `ninfer bench` times these entries like the others and calibration picks between them.
+/// The same tile loop runs decode columns in attn_i8_small's warpgroup schedule
+/// (`attn_i8_small__*w_*`, `wgmma = 1` in the catalog): the same allowance.
 fn spill_allowance(entry: &str) -> u32 {
-    if entry.starts_with("attn_prompt") {
+    let tile_loop = entry.starts_with("attn_prompt")
+        || entry
+            .strip_prefix("attn_i8_small__")
+            .and_then(|e| e.split('_').next())
+            .is_some_and(|schedule| schedule.ends_with('w'));
+    if tile_loop {
         256
     } else {
         0

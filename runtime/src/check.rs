@@ -28,6 +28,9 @@ pub struct CheckRow {
 pub struct CheckOptions {
     pub only: Option<String>,
     pub seed: Option<u64>,
+    /// Only the variants of this schedule (a routed family's): no helper-check rows, no
+    /// compiled-route forward check, no prompt-attention modules.
+    pub schedule: Option<String>,
 }
 
 const POISON: u16 = 0xFFFF; // a BF16 NaN: any element left like this was never written
@@ -210,12 +213,28 @@ pub fn run(
 ) -> anyhow::Result<Vec<CheckRow>> {
     let mut rows = Vec::new();
     let seed = opts.seed.unwrap_or_else(crate::ops::routed::fresh_seed);
+    if let Some(schedule) = opts.schedule.as_deref() {
+        let keys = routed::implemented_keys(opts.only.as_deref());
+        let known: std::collections::BTreeSet<&str> = keys
+            .iter()
+            .flat_map(|k| k.op.family().candidates.iter())
+            .map(|&i| VARIANTS[i].schedule)
+            .collect();
+        anyhow::ensure!(
+            known.contains(schedule),
+            "--schedule {schedule}: no candidate of the selected keys has it (schedules: {})",
+            known.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
     for routed::KeyOf { op, shape, key } in routed::implemented_keys(opts.only.as_deref()) {
         let family = op.family();
         let tokens = op.check_tokens();
         progress(&format!("{key}: inputs and CPU reference (seed {seed})"));
         let mut inst = op.prepare(gpu, shape, seed, 1, tokens)?;
-        for h in inst.prepare_check(gpu)? {
+        // (prepares the references the variants are checked against; its own rows are
+        // left out with --schedule)
+        let helpers = inst.prepare_check(gpu)?;
+        for h in helpers.into_iter().filter(|_| opts.schedule.is_none()) {
             rows.push(CheckRow {
                 key: key.clone(),
                 variant: h.variant,
@@ -227,6 +246,9 @@ pub fn run(
         }
         for &index in family.candidates {
             let variant: &'static Variant = &VARIANTS[index];
+            if opts.schedule.as_deref().is_some_and(|s| s != variant.schedule) {
+                continue;
+            }
             progress(&format!("{key}: {}", variant.name));
             for width in op.check_widths(variant) {
                 let (err, problem) = inst.check_variant(gpu, variant, width)?;
@@ -241,7 +263,12 @@ pub fn run(
             }
         }
         // The whole op through the compiled route, with inputs wider than one launch.
-        for width in op.forward_check_widths() {
+        let forward = if opts.schedule.is_none() {
+            op.forward_check_widths()
+        } else {
+            Vec::new()
+        };
+        for width in forward {
             let choose = |w: u32| family.compiled_variant(w);
             let (err, problem) = inst.check_forward(gpu, width, &choose)?;
             rows.push(CheckRow {
@@ -255,7 +282,8 @@ pub fn run(
         }
     }
     // Prompt attention: not a routed family (three switches choose its kernel).
-    if opts
+    if opts.schedule.is_none()
+        && opts
         .only
         .as_deref()
         .is_none_or(|p| p.starts_with("attn_prompt") || "attn_prompt".starts_with(p))

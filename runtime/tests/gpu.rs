@@ -16,6 +16,7 @@ fn every_variant_matches_the_cpu_reference_at_every_width() {
         &CheckOptions {
             only: None,
             seed: None,
+            schedule: None,
         },
         &|_| {},
     )

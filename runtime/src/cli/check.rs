@@ -13,6 +13,10 @@ pub struct CheckArgs {
     /// Only route keys starting with this prefix (e.g. `t2_i8_small/5120x6144`).
     #[arg(long, value_name = "PREFIX")]
     pub only: Option<String>,
+    /// Only the variants of this schedule (e.g. `8x1x64w` after adding it to catalog.toml),
+    /// at every width they serve; no helper, forward or prompt-attention checks.
+    #[arg(long, value_name = "NAME")]
+    pub schedule: Option<String>,
     /// Seed for the random inputs (default: fresh each run; printed so a failure can be replayed).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -34,6 +38,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let opts = CheckOptions {
         only: args.only.clone(),
         seed: Some(seed),
+        schedule: args.schedule.clone(),
     };
     let rows = check::run(&gpu, &opts, &|what| eprintln!("  {what}"))?;
     if args.json {

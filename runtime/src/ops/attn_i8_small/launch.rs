@@ -10,6 +10,7 @@ use crate::catalog::{self, Family, Variant};
 use crate::gpu::launch::{launch, pinned_smem, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
 use crate::ops::kv::format::KvFormat;
+use crate::ops::attn_prompt::launch::{tile_loop_bytes, PromptLayout};
 use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
 
 /// Output dims of one reduce CTA (its `RED_D`): each row is merged by HEAD_DIM / this CTAs.
@@ -84,8 +85,45 @@ pub fn tile_class(width: usize) -> usize {
     }
 }
 
-/// Dynamic shared memory of one CTA: the cp.async ring plus the query-row buffers
-/// (the kernel's `Layout` and `Arena`, in the same order).
+/// Whether `variant` is the warpgroup schedule (`wgmma = 1`, suffix `w`): the prompt
+/// kernel's tile loop on decode columns, one split partial per consumer warpgroup.
+pub fn is_warpgroup(variant: &Variant) -> bool {
+    param(variant, "wgmma") == 1
+}
+
+/// Split partials one CTA of `variant` writes.
+pub fn partials_per_cta(variant: &Variant) -> usize {
+    if is_warpgroup(variant) {
+        2
+    } else {
+        1
+    }
+}
+
+/// The warpgroup schedule's tile-loop layout where the device loads the
+/// architecture-specific PTX (`specific`, wgmma): a producer warpgroup and a ring of three
+/// V tiles unless FP16 P.V (the template's `Ws`); else one or two V tiles, no producer.
+pub fn warpgroup_layout(specific: bool, pv_f16: bool) -> PromptLayout {
+    let producer = specific && !pv_f16;
+    PromptLayout {
+        v_tiles: match (producer, specific) {
+            (true, _) => 3,
+            (false, true) => 2,
+            (false, false) => 1,
+        },
+        producer,
+    }
+}
+
+/// Dynamic shared memory of a warpgroup-schedule CTA (the template's `ApLayout<format,
+/// producer, 1>`: 64 query rows; three raw pages with the producer, else two).
+pub fn warpgroup_smem_bytes(format: KvFormat, layout: PromptLayout) -> usize {
+    let stages = if layout.producer { 3 } else { 2 };
+    tile_loop_bytes(format, 64, stages, layout)
+}
+
+/// Dynamic shared memory of one CTA of an mma.sync schedule: the cp.async ring plus the
+/// query-row buffers (the kernel's `Layout` and `Arena`, in the same order).
 pub fn smem_bytes(format: KvFormat, variant: &Variant, width: usize) -> usize {
     let kb = param(variant, "key_block");
     let stages = param(variant, "stages");
@@ -142,7 +180,7 @@ pub fn max_splits(sms: usize) -> usize {
         .candidates
         .iter()
         .map(|&i| &catalog::VARIANTS[i])
-        .map(|v| (sms * param(v, "ctas_per_sm") / KV_HEADS).max(1))
+        .map(|v| (sms * param(v, "ctas_per_sm") / KV_HEADS).max(1) * partials_per_cta(v))
         .max()
         .unwrap_or(1)
 }
@@ -227,16 +265,35 @@ pub fn attend(
         cache.len
     );
     cache.check_launch("attention", q.len(), out.len(), columns)?;
-    let suffix = format!(
-        "{}_n{}{}",
-        cache.format.name(),
-        tile_class(width),
-        if pv_f16 { "_pv16" } else { "" }
-    );
-    let smem = smem_bytes(cache.format, variant, width);
+    let pv = if pv_f16 { "_pv16" } else { "" };
+    let (suffix, threads, smem) = if is_warpgroup(variant) {
+        let (major, minor) = gpu.info.identity.compute_capability;
+        let layout = warpgroup_layout(variant.ptx_for(major * 10 + minor).specific, pv_f16);
+        (
+            format!("{}{pv}", cache.format.name()),
+            variant.launch.threads + if layout.producer { 128 } else { 0 },
+            warpgroup_smem_bytes(cache.format, layout),
+        )
+    } else {
+        (
+            format!("{}_n{}{pv}", cache.format.name(), tile_class(width)),
+            variant.launch.threads,
+            smem_bytes(cache.format, variant, width),
+        )
+    };
     // Whole waves of the CTAs that really fit (registers and shared memory of this
     // entry point at this W), at most the schedule's ctas_per_sm.
-    let entry = gpu.sized_entry(variant, &suffix, variant.launch.threads, smem)?;
+    let entry = gpu.sized_entry(variant, &suffix, threads, smem)?;
+    // the launch bounds are the CTA the layout was computed for (the producer or not)
+    let bound = entry
+        .function
+        .max_threads_per_block()
+        .with_context(|| format!("{}: launch bounds", entry.name))?;
+    ensure!(
+        bound as u32 == threads,
+        "{}: the PTX's launch bounds ({bound} threads) are not the host's CTA ({threads})",
+        entry.name
+    );
     let (f, name, resident) = (&entry.function, &entry.name, entry.resident);
     let ctas_per_sm = param(variant, "ctas_per_sm").min(resident);
     let plan = split_plan(
@@ -265,15 +322,15 @@ pub fn attend(
     } else {
         smem
     };
+    let partials = plan.splits * partials_per_cta(variant);
     ensure!(
-        plan.splits <= ws.max_splits,
-        "attention: {} splits are more than the workspace ({}) holds",
-        plan.splits,
+        partials <= ws.max_splits,
+        "attention: {partials} split partials are more than the workspace ({}) holds",
         ws.max_splits
     );
     let cfg = LaunchConfig {
         grid_dim: (plan.splits as u32, KV_HEADS as u32, tiles as u32),
-        block_dim: (variant.launch.threads, 1, 1),
+        block_dim: (threads, 1, 1),
         shared_mem_bytes: smem as u32,
     };
     let (len_i, w_i, kps_i, kvh_i) = (
@@ -300,7 +357,7 @@ pub fn attend(
         reduce_entry(
             reduce_grid.0 * reduce_grid.1 * reduce_grid.2,
             gpu.info.identity.multiprocessors as usize,
-            plan.splits,
+            partials,
         ),
     )?;
     let cfg = LaunchConfig {
@@ -312,7 +369,7 @@ pub fn attend(
         block_dim: (REDUCE_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
-    let splits_i = plan.splits as i32;
+    let splits_i = partials as i32;
     let mut args = KernelArgs::new();
     args.buffer(gpu, &ws.o)
         .buffer(gpu, &ws.ml)
@@ -492,7 +549,12 @@ mod tests {
         for &i in family().candidates {
             let v = &VARIANTS[i];
             for f in KvFormat::ALL {
-                assert!(smem_bytes(f, v, 1) <= 227 * 1024, "{} {f}", v.name);
+                let bytes = if is_warpgroup(v) {
+                    warpgroup_smem_bytes(f, warpgroup_layout(true, false))
+                } else {
+                    smem_bytes(f, v, 1)
+                };
+                assert!(bytes <= 227 * 1024, "{} {f}: {bytes}", v.name);
             }
         }
     }

@@ -73,13 +73,6 @@ impl PromptLayout {
 /// K scales in fp32 (one per V tile with the producer), the FP16 K tile (Lloyd-Max K),
 /// the paired warps' exchange buffers, the producer's eleven mbarriers (128 bytes).
 pub fn smem_bytes(format: KvFormat, route: &PromptRoute, layout: PromptLayout) -> usize {
-    let rows = rows_per_cta(route);
-    let int8_k = format.k_bits() == 8;
-    let q = if int8_k {
-        rows * (HEAD_DIM + 16)
-    } else {
-        rows * 2 * HEAD_DIM + 1024
-    };
     let stages = if layout.producer {
         3
     } else {
@@ -87,14 +80,6 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute, layout: PromptLayout) -
             .module()
             .param("stages")
             .expect("prompt modules have `stages`") as usize
-    };
-    let k_scales =
-        format.k_groups() * PAGE_TOKENS * 4 * if layout.producer { layout.v_tiles } else { 1 };
-    // Lloyd-Max K is decoded into an FP16 tile like V
-    let k_tile = if int8_k {
-        0
-    } else {
-        PAGE_TOKENS * HEAD_DIM * 2
     };
     // paired warps: row maxima / sums and FP16 probabilities exchanged per pair
     let warps = route
@@ -106,6 +91,26 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute, layout: PromptLayout) -
     } else {
         0
     };
+    tile_loop_bytes(format, rows_per_cta(route), stages, layout) + exchange
+}
+
+/// The tile loop's shared memory (`ApLayout` without the paired warps' buffers) for `rows`
+/// query rows and `stages` raw pages; also attn_i8_small's warpgroup schedule's (64 rows).
+pub fn tile_loop_bytes(format: KvFormat, rows: usize, stages: usize, layout: PromptLayout) -> usize {
+    let int8_k = format.k_bits() == 8;
+    let q = if int8_k {
+        rows * (HEAD_DIM + 16)
+    } else {
+        rows * 2 * HEAD_DIM + 1024
+    };
+    let k_scales =
+        format.k_groups() * PAGE_TOKENS * 4 * if layout.producer { layout.v_tiles } else { 1 };
+    // Lloyd-Max K is decoded into an FP16 tile like V
+    let k_tile = if int8_k {
+        0
+    } else {
+        PAGE_TOKENS * HEAD_DIM * 2
+    };
     let barriers = if layout.producer { 128 } else { 0 };
     // stages padded to 1024 bytes (the template's STAGE: wgmma's swizzle atoms)
     stages * format.page_bytes().next_multiple_of(1024)
@@ -113,7 +118,6 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute, layout: PromptLayout) -
         + q
         + k_scales
         + k_tile
-        + exchange
         + barriers
 }
 
