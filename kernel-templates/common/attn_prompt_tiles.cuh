@@ -13,6 +13,9 @@
 #endif
 // FP16 V tiles: two with wgmma, so the next tile's decode overlaps this tile's last P.V
 #define AP_VT (AP_WG ? 2 : 1)
+#ifndef AP_DEC_STAGES
+#define AP_DEC_STAGES 3            // raw pages of a DEC launch with the producer (the includer's schedule)
+#endif
 #define AP_ROWS (AP_W * 16)
 #define HD 256
 #define GQA 6
@@ -42,8 +45,10 @@ template <int FMT, int WS = 0, int DEC = 0> struct ApLayout {
     typedef Fmt<FMT> F;
     enum {
         // DEC (decode columns, prompt_body): the warpgroups share 64 query rows and take
-        // alternate key tiles; with the producer, a ring of three V tiles between them
-        VT = (WS && DEC) ? 3 : AP_VT,
+        // alternate key tiles. With the producer: a ring of AP_DEC_STAGES raw pages; at
+        // three, a ring of three V tiles between the warpgroups; at four (one page more
+        // in flight), a V tile per warpgroup (the shared memory of the third)
+        VT = (WS && DEC) ? (AP_DEC_STAGES >= 4 ? 2 : 3) : AP_VT,
         QR = DEC ? 64 : AP_ROWS,               // query rows held
         KCB = HD * F::KBITS / 8, VCB = HD * F::VBITS / 8,
         KGS = HD / F::KG, VGS = HD / F::VG,
@@ -53,7 +58,7 @@ template <int FMT, int WS = 0, int DEC = 0> struct ApLayout {
         // K rows of a stage and the V tile in 128-byte-swizzle atoms of 8 x 128 bytes,
         // which must start on a 1024-byte boundary (rk8v4's page is 26112 bytes)
         STAGE = (PAGE_BYTES + 1023) / 1024 * 1024,
-        STAGES = WS ? 3 : AP_ST,
+        STAGES = WS ? (DEC ? AP_DEC_STAGES : 3) : AP_ST,
         VH = STAGES * STAGE,                   // VT FP16 V tiles [64][256], swizzled rows
         // Lloyd-Max K: the FP16 K tile [64][256], swizzled (next to the V tiles: on a
         // 1024-byte boundary for wgmma)
@@ -67,7 +72,7 @@ template <int FMT, int WS = 0, int DEC = 0> struct ApLayout {
         RED = KSF + (WS ? VT : 1) * KSF_BYTES,
         // pair: row maxima / sums [pairs][2][32] fp32, probabilities [pairs][2][16][32] u32
         PBUF = RED + (AP_PAIR ? (AP_W / 2) * 2 * 32 * 4 : 0),
-        // WS: mbarriers full[VT], vfree[VT] (per V tile), kfree[3] (per stage), khfull[2],
+        // WS: mbarriers full[VT], vfree[VT] (per V tile), kfree[STAGES] (per stage), khfull[2],
         // khfree[2] (per half of the Lloyd-Max K tile), 8 bytes each
         BAR = PBUF + (AP_PAIR ? (AP_W / 2) * 2 * 16 * 32 * 4 : 0),
         TOTAL = BAR + (WS ? 128 : 0)
@@ -814,7 +819,12 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
     typedef ApLayout<FMT, WS, DEC> L;
     // WS: V tiles handed round (tile i uses V tile i % NV); consumer threads per hand-back;
     // the warpgroups' ping-pong at Q.K (both take every tile: not in DEC)
-    constexpr int NV = L::VT;
+    constexpr int NV = L::VT, NS = L::STAGES;
+    // a V tile per warpgroup (DEC, two V tiles): handed back at the end of each of its tiles,
+    // its last P.V drained (the producer fills it with the warpgroup's next tile); otherwise
+    // when the warpgroup's next Q.K drains that P.V
+    constexpr bool FREE_AT_END = WS && DEC && NV == 2;
+    static_assert(!WS || (NS >= 3 && 2 * NV + NS + 4 <= 16), "a ring of 3+ pages; the mbarriers in 128 bytes");
     constexpr int CONSUMERS = DEC ? AP_THREADS / 2 : AP_THREADS;
     constexpr bool PP = WS && !DEC;
     auto vbuf = [](int i) { return NV == 2 ? (i & 1) : i % NV; };
@@ -884,8 +894,8 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
     uint64_t* full = bars;          // V tile b decoded, its page's K codes landed (every producer thread)
     uint64_t* vfree = bars + NV;    // V tile b's P.V done (every consumer thread of the tile)
     uint64_t* kfree = bars + 2 * NV;   // stage s's Q.K done (every consumer thread of the tile; int8 K)
-    uint64_t* khfull = kfree + 3;   // Lloyd-Max K tile half h decoded (every producer thread)
-    uint64_t* khfree = kfree + 5;   // K tile half h's Q.K done (every consumer thread of the tile)
+    uint64_t* khfull = kfree + NS;  // Lloyd-Max K tile half h decoded (every producer thread)
+    uint64_t* khfree = khfull + 2;  // K tile half h's Q.K done (every consumer thread of the tile)
     if (F::KBITS == 4) {
         // byte -> (level[low nibble], level[high nibble]); level[u] = -level[15 - u]
         // FP16 levels of codes 8..15, four per 64-bit word (no local array: no stack frame).
@@ -905,24 +915,25 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
     if constexpr (WS) {
         if (threadIdx.x == 0) {
             for (int b = 0; b < NV; ++b) { mbar_init(full + b, AP_PT); mbar_init(vfree + b, CONSUMERS); }
-            for (int b = 0; b < 3; ++b) mbar_init(kfree + b, CONSUMERS);
+            for (int b = 0; b < NS; ++b) mbar_init(kfree + b, CONSUMERS);
             for (int b = 0; b < 2; ++b) { mbar_init(khfull + b, AP_PT); mbar_init(khfree + b, CONSUMERS); }
         }
         __syncthreads();   // the only CTA barrier of a WS launch: the producer leaves here
         if (warp >= AP_W) {
             asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
             const int ptid = threadIdx.x - AP_THREADS;
-            // Producer: pages i + 1, i + 2 in flight while tile i is decoded; V tile i & 1
-            // is refilled once the consumers' P.V of tile i - 2 is done, stage (i + 2) % 3
-            // once their Q.K of tile i - 1 is (int8 K: wgmma reads the stage's codes), and
-            // (Lloyd-Max K) the K tile's half h once their Q.K of tile i - 1's half h is.
-            for (int j = 0; j < 2; ++j) {
+            // Producer: pages i + 1 .. i + NS - 1 in flight while tile i is decoded; V tile
+            // i % NV is refilled once the consumers' P.V of tile i - NV is done, stage
+            // (i + NS - 1) % NS once their Q.K of tile i - 1 is (int8 K: wgmma reads the
+            // stage's codes), and (Lloyd-Max K) the K tile's half h once their Q.K of tile
+            // i - 1's half h is.
+            for (int j = 0; j < NS - 1; ++j) {
                 if (kt0 + j < tiles) ws_copy<FMT>(smem + j * L::STAGE, page_of(kt0 + j), ptid);
                 cp_commit();
             }
             for (int kt = kt0; kt < tiles; ++kt) {
                 const int i = kt - kt0;
-                cp_wait<1>();          // this thread's part of page kt
+                cp_wait<NS - 2>();     // this thread's part of page kt
                 fence_async_smem();    // its K codes are read by wgmma
                 asm volatile("bar.sync 2, %0;\n" ::"n"(AP_PT) : "memory");   // every producer thread's part
                 if (i >= NV) mbar_wait(vfree + vbuf(i), vpar(i) ^ 1);
@@ -936,9 +947,9 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
                         mbar_arrive(khfull + h);
                     }
                 }
-                if (kt + 2 < tiles) {
-                    if (F::KBITS == 8 && i >= 1) mbar_wait(kfree + (i + 2) % 3, ((i - 1) / 3) & 1);
-                    ws_copy<FMT>(smem + ((i + 2) % 3) * L::STAGE, page_of(kt + 2), ptid);
+                if (kt + NS - 1 < tiles) {
+                    if (F::KBITS == 8 && i >= 1) mbar_wait(kfree + (i + NS - 1) % NS, ((i - 1) / NS) & 1);
+                    ws_copy<FMT>(smem + ((i + NS - 1) % NS) * L::STAGE, page_of(kt + NS - 1), ptid);
                 }
                 cp_commit();
             }
@@ -1071,7 +1082,7 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
 #if AP_WG
         const int ti = kt - kt0;                       // WS: the producer's tile index
         if (WS) mbar_wait(full + vbuf(ti), vpar(ti));
-        const uint8_t* st = smem + (WS ? ti % 3 : kt % AP_ST) * L::STAGE;
+        const uint8_t* st = smem + (WS ? ti % NS : kt % AP_ST) * L::STAGE;
         const uint8_t* vt = vh + (WS ? vbuf(ti) : (kt & 1)) * (KT * HD * 2);
         const float* ksf_t = ksf + (WS ? vbuf(ti) * (L::KSF_BYTES / 4) : 0);
 #else
@@ -1130,8 +1141,8 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
                     }
                     // WS: the waits drained tile ti - 1's last P.V (half 0, group 0) and this
                     // tile's Q.K (half 1, group 3): hand V tile / stage back to the producer
-                    if (WS && half == 0 && grp == 0 && ti >= KSTEP) mbar_arrive(vfree + vbuf(ti - KSTEP));
-                    if (WS && half == 1 && grp == 3) mbar_arrive(kfree + ti % 3);
+                    if (WS && !FREE_AT_END && half == 0 && grp == 0 && ti >= KSTEP) mbar_arrive(vfree + vbuf(ti - KSTEP));
+                    if (WS && half == 1 && grp == 3) mbar_arrive(kfree + ti % NS);
                     const int (&a)[16] = acc[grp & 1];
                     // (MAGIC + sum) x qs - MAGIC x qs = sum x qs, then x the key's scale: two
                     // FMAs a score and group (the row's -MAGIC x qs is rounded once: an error
@@ -1166,7 +1177,7 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
                 if (WS) {
                     // the wait drained tile ti - 1's last P.V (half 0) and this half's Q.K:
                     // hand the V tile and the K tile's half back to the producer
-                    if (half == 0 && ti >= KSTEP) mbar_arrive(vfree + vbuf(ti - KSTEP));
+                    if (!FREE_AT_END && half == 0 && ti >= KSTEP) mbar_arrive(vfree + vbuf(ti - KSTEP));
                     mbar_arrive(khfree + half);
                     if (PP && !(kt + 1 == tiles && half == 1 && warp >= 4)) turn_pass();
                 }
@@ -1351,6 +1362,10 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
         }
 #if AP_WG
         if (!WS && kt + 1 < tiles) make_ready(kt + 1);
+        if (FREE_AT_END) {
+            wg_wait<0>();
+            mbar_arrive(vfree + vbuf(ti));
+        }
 #endif
     }
     cp_wait<0>();

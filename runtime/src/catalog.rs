@@ -287,17 +287,25 @@ mod tests {
 
     #[test]
     fn a_gpu_loads_the_newest_ptx_it_runs() {
-        // attn_i8_small (and the module quant_act_i8) declare ptx_archs = [90];
+        // attn_i8_small declares ptx_archs = [90, "90a"], the module quant_act_i8 [90];
         // q6_head has the baseline only.
         let attn = VARIANTS
             .iter()
             .find(|v| v.family == "attn_i8_small")
             .expect("an attention variant");
-        assert_eq!(attn.arch_ptx.len(), 1);
-        for (cc, arch) in [(80, 80), (86, 80), (89, 80), (90, 90), (120, 90)] {
+        assert_eq!(attn.arch_ptx.len(), 2);
+        for (cc, name) in [
+            (80, "compute_80"),
+            (86, "compute_80"),
+            (89, "compute_80"),
+            (90, "compute_90a"),
+            (100, "compute_90"),
+            (120, "compute_90"),
+        ] {
             let p = attn.ptx_for(cc);
-            assert_eq!((p.arch, p.specific), (arch, false), "cc {cc}");
-            assert!(p.ptx.contains(&format!(".target sm_{arch}\n")), "cc {cc}");
+            assert_eq!(p.name(), name, "cc {cc}");
+            let target = name.trim_start_matches("compute_");
+            assert!(p.ptx.contains(&format!(".target sm_{target}\n")), "cc {cc}");
         }
         let quant = module("quant_act_i8").expect("module quant_act_i8");
         assert_eq!(quant.ptx_for(90).arch, 90);

@@ -100,26 +100,37 @@ pub fn partials_per_cta(variant: &Variant) -> usize {
     }
 }
 
-/// The warpgroup schedule's tile-loop layout where the device loads the
-/// architecture-specific PTX (`specific`, wgmma): a producer warpgroup and a ring of three
-/// V tiles unless FP16 P.V (the template's `Ws`); else one or two V tiles, no producer.
-pub fn warpgroup_layout(specific: bool, pv_f16: bool) -> PromptLayout {
-    let producer = specific && !pv_f16;
-    PromptLayout {
-        v_tiles: match (producer, specific) {
-            (true, _) => 3,
-            (false, true) => 2,
-            (false, false) => 1,
-        },
-        producer,
-    }
+/// A warpgroup-schedule CTA where the device loads the architecture-specific PTX
+/// (`specific`, wgmma) or not: the tile-loop layout and its ring of raw pages (the
+/// template's `ApLayout<format, producer, 1>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpgroupCta {
+    pub layout: PromptLayout,
+    pub ring: usize,
 }
 
-/// Dynamic shared memory of a warpgroup-schedule CTA (the template's `ApLayout<format,
-/// producer, 1>`: 64 query rows; three raw pages with the producer, else two).
-pub fn warpgroup_smem_bytes(format: KvFormat, layout: PromptLayout) -> usize {
-    let stages = if layout.producer { 3 } else { 2 };
-    tile_loop_bytes(format, 64, stages, layout)
+impl WarpgroupCta {
+    /// With the producer (wgmma, no FP16 P.V: the template's `Ws`), a ring of the
+    /// schedule's `stages` pages and three V tiles at three stages, two at four; else two
+    /// pages and one V tile (two with wgmma).
+    pub fn of(variant: &Variant, specific: bool, pv_f16: bool) -> Self {
+        let producer = specific && !pv_f16;
+        let stages = param(variant, "stages");
+        let (ring, v_tiles) = match (producer, specific) {
+            (true, _) => (stages, if stages >= 4 { 2 } else { 3 }),
+            (false, true) => (2, 2),
+            (false, false) => (2, 1),
+        };
+        WarpgroupCta {
+            layout: PromptLayout { v_tiles, producer },
+            ring,
+        }
+    }
+
+    /// Dynamic shared memory (64 query rows).
+    pub fn smem_bytes(&self, format: KvFormat) -> usize {
+        tile_loop_bytes(format, 64, self.ring, self.layout)
+    }
 }
 
 /// Dynamic shared memory of one CTA of an mma.sync schedule: the cp.async ring plus the
@@ -268,11 +279,11 @@ pub fn attend(
     let pv = if pv_f16 { "_pv16" } else { "" };
     let (suffix, threads, smem) = if is_warpgroup(variant) {
         let (major, minor) = gpu.info.identity.compute_capability;
-        let layout = warpgroup_layout(variant.ptx_for(major * 10 + minor).specific, pv_f16);
+        let cta = WarpgroupCta::of(variant, variant.ptx_for(major * 10 + minor).specific, pv_f16);
         (
             format!("{}{pv}", cache.format.name()),
-            variant.launch.threads + if layout.producer { 128 } else { 0 },
-            warpgroup_smem_bytes(cache.format, layout),
+            variant.launch.threads + if cta.layout.producer { 128 } else { 0 },
+            cta.smem_bytes(cache.format),
         )
     } else {
         (
@@ -550,7 +561,7 @@ mod tests {
             let v = &VARIANTS[i];
             for f in KvFormat::ALL {
                 let bytes = if is_warpgroup(v) {
-                    warpgroup_smem_bytes(f, warpgroup_layout(true, false))
+                    WarpgroupCta::of(v, true, false).smem_bytes(f)
                 } else {
                     smem_bytes(f, v, 1)
                 };
