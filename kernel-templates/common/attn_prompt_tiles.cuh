@@ -13,9 +13,6 @@
 #endif
 // FP16 V tiles: two with wgmma, so the next tile's decode overlaps this tile's last P.V
 #define AP_VT (AP_WG ? 2 : 1)
-#ifndef AP_DEC_STAGES
-#define AP_DEC_STAGES 3            // raw pages of a DEC launch with the producer (the includer's schedule)
-#endif
 #define AP_ROWS (AP_W * 16)
 #define HD 256
 #define GQA 6
@@ -45,10 +42,8 @@ template <int FMT, int WS = 0, int DEC = 0> struct ApLayout {
     typedef Fmt<FMT> F;
     enum {
         // DEC (decode columns, prompt_body): the warpgroups share 64 query rows and take
-        // alternate key tiles. With the producer: a ring of AP_DEC_STAGES raw pages; at
-        // three, a ring of three V tiles between the warpgroups; at four (one page more
-        // in flight), a V tile per warpgroup (the shared memory of the third)
-        VT = (WS && DEC) ? (AP_DEC_STAGES >= 4 ? 2 : 3) : AP_VT,
+        // alternate key tiles; with the producer, a ring of three V tiles between them
+        VT = (WS && DEC) ? 3 : AP_VT,
         QR = DEC ? 64 : AP_ROWS,               // query rows held
         KCB = HD * F::KBITS / 8, VCB = HD * F::VBITS / 8,
         KGS = HD / F::KG, VGS = HD / F::VG,
@@ -58,7 +53,7 @@ template <int FMT, int WS = 0, int DEC = 0> struct ApLayout {
         // K rows of a stage and the V tile in 128-byte-swizzle atoms of 8 x 128 bytes,
         // which must start on a 1024-byte boundary (rk8v4's page is 26112 bytes)
         STAGE = (PAGE_BYTES + 1023) / 1024 * 1024,
-        STAGES = WS ? (DEC ? AP_DEC_STAGES : 3) : AP_ST,
+        STAGES = WS ? 3 : AP_ST,
         VH = STAGES * STAGE,                   // VT FP16 V tiles [64][256], swizzled rows
         // Lloyd-Max K: the FP16 K tile [64][256], swizzled (next to the V tiles: on a
         // 1024-byte boundary for wgmma)
@@ -820,10 +815,6 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
     // WS: V tiles handed round (tile i uses V tile i % NV); consumer threads per hand-back;
     // the warpgroups' ping-pong at Q.K (both take every tile: not in DEC)
     constexpr int NV = L::VT, NS = L::STAGES;
-    // a V tile per warpgroup (DEC, two V tiles): handed back at the end of each of its tiles,
-    // its last P.V drained (the producer fills it with the warpgroup's next tile); otherwise
-    // when the warpgroup's next Q.K drains that P.V
-    constexpr bool FREE_AT_END = WS && DEC && NV == 2;
     static_assert(!WS || (NS >= 3 && 2 * NV + NS + 4 <= 16), "a ring of 3+ pages; the mbarriers in 128 bytes");
     constexpr int CONSUMERS = DEC ? AP_THREADS / 2 : AP_THREADS;
     constexpr bool PP = WS && !DEC;
@@ -889,7 +880,7 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
         if ((smem_u32(vh) & 1023u) || dyn < (uint32_t)L::TOTAL) __trap();
     }
 #endif
-    // WS: tile kt0 + i uses stage i % 3 and V tile (with its K scales) i & 1
+    // WS: tile kt0 + i uses stage i % NS and V tile (with its K scales) i % NV
     uint64_t* bars = reinterpret_cast<uint64_t*>(smem + L::BAR);
     uint64_t* full = bars;          // V tile b decoded, its page's K codes landed (every producer thread)
     uint64_t* vfree = bars + NV;    // V tile b's P.V done (every consumer thread of the tile)
@@ -937,13 +928,13 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
                 fence_async_smem();    // its K codes are read by wgmma
                 asm volatile("bar.sync 2, %0;\n" ::"n"(AP_PT) : "memory");   // every producer thread's part
                 if (i >= NV) mbar_wait(vfree + vbuf(i), vpar(i) ^ 1);
-                ws_decode<FMT>(smem + (i % 3) * L::STAGE, vh + vbuf(i) * (KT * HD * 2),
+                ws_decode<FMT>(smem + (i % NS) * L::STAGE, vh + vbuf(i) * (KT * HD * 2),
                                ksf + vbuf(i) * (L::KSF_BYTES / 4), ptid);
                 mbar_arrive(full + vbuf(i));
                 if constexpr (F::KBITS == 4) {
                     for (int h = 0; h < 2; ++h) {
                         if (i >= 1) mbar_wait(khfree + h, (i - 1) & 1);
-                        ws_decode_k<FMT>(smem + (i % 3) * L::STAGE, kh, lut, h, ptid);
+                        ws_decode_k<FMT>(smem + (i % NS) * L::STAGE, kh, lut, h, ptid);
                         mbar_arrive(khfull + h);
                     }
                 }
@@ -1141,7 +1132,7 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
                     }
                     // WS: the waits drained tile ti - 1's last P.V (half 0, group 0) and this
                     // tile's Q.K (half 1, group 3): hand V tile / stage back to the producer
-                    if (WS && !FREE_AT_END && half == 0 && grp == 0 && ti >= KSTEP) mbar_arrive(vfree + vbuf(ti - KSTEP));
+                    if (WS && half == 0 && grp == 0 && ti >= KSTEP) mbar_arrive(vfree + vbuf(ti - KSTEP));
                     if (WS && half == 1 && grp == 3) mbar_arrive(kfree + ti % NS);
                     const int (&a)[16] = acc[grp & 1];
                     // (MAGIC + sum) x qs - MAGIC x qs = sum x qs, then x the key's scale: two
@@ -1177,7 +1168,7 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
                 if (WS) {
                     // the wait drained tile ti - 1's last P.V (half 0) and this half's Q.K:
                     // hand the V tile and the K tile's half back to the producer
-                    if (!FREE_AT_END && half == 0 && ti >= KSTEP) mbar_arrive(vfree + vbuf(ti - KSTEP));
+                    if (half == 0 && ti >= KSTEP) mbar_arrive(vfree + vbuf(ti - KSTEP));
                     mbar_arrive(khfree + half);
                     if (PP && !(kt + 1 == tiles && half == 1 && warp >= 4)) turn_pass();
                 }
@@ -1362,10 +1353,6 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
         }
 #if AP_WG
         if (!WS && kt + 1 < tiles) make_ready(kt + 1);
-        if (FREE_AT_END) {
-            wg_wait<0>();
-            mbar_arrive(vfree + vbuf(ti));
-        }
 #endif
     }
     cp_wait<0>();

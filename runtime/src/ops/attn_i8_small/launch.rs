@@ -111,13 +111,12 @@ pub struct WarpgroupCta {
 
 impl WarpgroupCta {
     /// With the producer (wgmma, no FP16 P.V: the template's `Ws`), a ring of the
-    /// schedule's `stages` pages and three V tiles at three stages, two at four; else two
-    /// pages and one V tile (two with wgmma).
+    /// schedule's `stages` pages (three) and three V tiles; else two pages and one V tile
+    /// (two with wgmma).
     pub fn of(variant: &Variant, specific: bool, pv_f16: bool) -> Self {
         let producer = specific && !pv_f16;
-        let stages = param(variant, "stages");
         let (ring, v_tiles) = match (producer, specific) {
-            (true, _) => (stages, if stages >= 4 { 2 } else { 3 }),
+            (true, _) => (param(variant, "stages"), 3),
             (false, true) => (2, 2),
             (false, false) => (2, 1),
         };
@@ -201,6 +200,9 @@ pub struct Workspace {
     pub o: CudaSlice<f32>,
     pub ml: CudaSlice<f32>,
     pub max_splits: usize,
+    /// At most this many splits per KV head (`ninfer check`: splits of many key blocks,
+    /// so that the kernels' rings wrap; a full wave leaves a few blocks per split).
+    pub split_cap: Option<usize>,
 }
 
 impl Workspace {
@@ -211,6 +213,7 @@ impl Workspace {
             o: gpu.stream.alloc_zeros(rows * HEAD_DIM)?,
             ml: gpu.stream.alloc_zeros(rows * 2)?,
             max_splits,
+            split_cap: None,
         })
     }
 }
@@ -307,13 +310,21 @@ pub fn attend(
     );
     let (f, name, resident) = (&entry.function, &entry.name, entry.resident);
     let ctas_per_sm = param(variant, "ctas_per_sm").min(resident);
-    let plan = split_plan(
+    let key_block = param(variant, "key_block");
+    let mut plan = split_plan(
         gpu.info.identity.multiprocessors as usize,
         ctas_per_sm,
         KV_HEADS,
-        param(variant, "key_block"),
+        key_block,
         cache.len,
     );
+    if let Some(cap) = ws.split_cap.filter(|&c| c >= 1 && c < plan.splits) {
+        let keys_per_split = cache.len.div_ceil(cap).next_multiple_of(key_block);
+        plan = SplitPlan {
+            splits: cache.len.div_ceil(keys_per_split),
+            keys_per_split,
+        };
+    }
     // Both kernels as programmatic dependent launches where the PTX has the waits (sm_90):
     // the split kernel fetches its first old key blocks while the kernel ahead finishes,
     // the reduce is resident when the split kernel ends. Launched early, the split CTAs
