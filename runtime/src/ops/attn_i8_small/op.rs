@@ -249,6 +249,9 @@ pub struct AttnPrepared {
     /// Per checked window: the attention output over |V| (sum_j p_j |v_j| / l), which
     /// bounds what FP16 P.V accumulation may round (`check::compare_rows_fp16_accumulated`).
     magnitudes: BTreeMap<usize, Vec<f64>>,
+    /// f64 reference of 2W columns at the whole checked cache (parallel query tiles),
+    /// computed at its first use.
+    tiles_reference: Option<Vec<f64>>,
     pv_f16: bool,
 }
 
@@ -283,6 +286,7 @@ impl AttnPrepared {
             cpu,
             references: BTreeMap::new(),
             magnitudes: BTreeMap::new(),
+            tiles_reference: None,
             pv_f16: switches::smallt_pv_f16(),
         })
     }
@@ -377,6 +381,43 @@ impl AttnPrepared {
             ws,
             &mut out.slice_mut(..),
         )
+    }
+
+    /// 2W columns at the whole checked window as parallel query tiles (of the widest 2-8
+    /// column divisor of 2W: W from 5 on, 2W / 2 .. for less) through `variant` alone,
+    /// against the f64 reference.
+    fn checked_parallel_tiles(
+        &mut self,
+        gpu: &Gpu,
+        variant: &'static Variant,
+    ) -> anyhow::Result<(f64, Option<String>)> {
+        let cache = self.cpu.as_ref().context("a checked cache")?;
+        let columns = 2 * self.key.width;
+        let window = cache.len();
+        if self.tiles_reference.is_none() {
+            let (k, v) = reference::dequantized(cache);
+            let q = kernel_queries(
+                cache.format(),
+                reference::queries(cache, &self.q_host[..columns * Q_HEADS * HEAD_DIM]),
+            );
+            self.tiles_reference = Some(reference::attention_f64(&q, columns, &k, &v, window));
+        }
+        poison(gpu, &mut self.out)?;
+        let route = |_w: usize, _len: usize| variant;
+        let launched = self
+            .run_columns(gpu, &route, 0, window, columns, true, false)
+            .and_then(|_| gpu.sync());
+        let want = self.tiles_reference.as_deref().unwrap_or_default();
+        check_outcome(launched, || {
+            let host = gpu.stream.clone_dtoh(&self.out)?;
+            Ok(compare_rows(
+                &host,
+                want,
+                Q_HEADS * HEAD_DIM,
+                columns,
+                2 * columns,
+            ))
+        })
     }
 
     /// Requests of 16 and 32 verify columns at the whole checked window, serial and as
@@ -586,20 +627,24 @@ impl Prepared for AttnPrepared {
         // only then do the splits run their rings round.
         let (e32, p32) = self.checked(gpu, variant, false, window)?;
         let (e16, p16) = self.checked(gpu, variant, true, window)?;
-        let (e_long, p_long) = if window == CHECK_TOKENS {
+        // And there 2W columns as parallel query tiles (grid z) through this variant.
+        let (e_long, p_long, e_tiles, p_tiles) = if window == CHECK_TOKENS {
             self.ws.split_cap = Some(LONG_SPLITS);
             let r = self.checked(gpu, variant, false, window);
             self.ws.split_cap = None;
-            r?
+            let (e_long, p_long) = r?;
+            let (e_tiles, p_tiles) = self.checked_parallel_tiles(gpu, variant)?;
+            (e_long, p_long, e_tiles, p_tiles)
         } else {
-            (0.0, None)
+            (0.0, None, 0.0, None)
         };
-        let problem = match (p32, p16, p_long) {
-            (Some(p), _, _) => Some(format!("fp32 P.V: {p}")),
-            (None, Some(p), _) => Some(format!("fp16 P.V: {p}")),
-            (None, None, Some(p)) => Some(format!("{LONG_SPLITS} splits per KV head: {p}")),
-            (None, None, None) => None,
+        let problem = match (p32, p16, p_long, p_tiles) {
+            (Some(p), ..) => Some(format!("fp32 P.V: {p}")),
+            (None, Some(p), ..) => Some(format!("fp16 P.V: {p}")),
+            (None, None, Some(p), _) => Some(format!("{LONG_SPLITS} splits per KV head: {p}")),
+            (None, None, None, Some(p)) => Some(format!("parallel query tiles: {p}")),
+            (None, None, None, None) => None,
         };
-        Ok((e32.max(e16).max(e_long), problem))
+        Ok((e32.max(e16).max(e_long).max(e_tiles), problem))
     }
 }
