@@ -86,11 +86,16 @@ impl Variant {
             .rev()
             .find(|a| a.runs_on(cc))
             .copied()
-            .unwrap_or(ArchPtx {
-                arch: BASELINE_PTX_ARCH,
-                specific: false,
-                ptx: self.ptx,
-            })
+            .unwrap_or_else(|| self.baseline_ptx())
+    }
+
+    /// The `compute_80` PTX every supported GPU runs.
+    pub fn baseline_ptx(&self) -> ArchPtx {
+        ArchPtx {
+            arch: BASELINE_PTX_ARCH,
+            specific: false,
+            ptx: self.ptx,
+        }
     }
 
     pub fn param(&self, name: &str) -> Option<i64> {

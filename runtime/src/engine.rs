@@ -44,7 +44,18 @@ impl Engine {
             Some(p) => FileState::load(p),
             None => FileState::Missing,
         };
-        let decision = mode::decide(mode, &identity, &file, builtin::table(), &catalog.digest);
+        let mut decision =
+            mode::decide(mode, &identity, &file, builtin::table(), &catalog.digest);
+        if matches!(decision, Decision::CalibrateNow(_))
+            && crate::profile::overrides::get().is_ok_and(|o| o.baseline_ptx)
+        {
+            // a calibration would time the baseline PTX and store its routes for the newest
+            tracing::warn!(
+                "NINFER_PTX=baseline: {} is not calibrated ({decision}); the compiled routes run",
+                identity.name
+            );
+            decision = Decision::CompiledOnly;
+        }
         if let Decision::CalibrateNow(_) = decision {
             progress(&format!("calibrating {} ({decision})", identity.name));
             // One line per route key, not per width.

@@ -136,3 +136,17 @@ fn parsed_once() {
         assert_eq!(a, b);
     }
 }
+
+#[test]
+fn ptx_choice() {
+    assert!(!parse(&[]).unwrap().baseline_ptx);
+    assert!(!parse(&[("NINFER_PTX", "newest")]).unwrap().baseline_ptx);
+    let o = parse(&[("NINFER_PTX", "baseline")]).unwrap();
+    assert!(o.baseline_ptx);
+    assert_eq!(o.active(), ["NINFER_PTX=baseline"]);
+    let e = parse(&[("NINFER_PTX", "compute_80")]).unwrap_err();
+    assert!(
+        e.contains("NINFER_PTX=\"compute_80\": expected newest or baseline"),
+        "{e}"
+    );
+}

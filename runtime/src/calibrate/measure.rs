@@ -72,6 +72,11 @@ pub fn selected_keys(sel: &Selection) -> Vec<(&'static Family, String)> {
 }
 
 pub fn run(gpu: &Gpu, sel: &Selection, tick: &dyn Fn(&str)) -> anyhow::Result<Outcome> {
+    anyhow::ensure!(
+        !crate::profile::overrides::get().is_ok_and(|o| o.baseline_ptx),
+        "NINFER_PTX=baseline: a calibration would time the compute_80 PTX and store its routes for \
+         the PTX this GPU loads by default; unset NINFER_PTX to calibrate"
+    );
     let started = Instant::now();
     let mut timer = Timer::new(gpu)?;
     let mut out = Outcome::default();

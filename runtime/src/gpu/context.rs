@@ -115,7 +115,8 @@ impl Gpu {
     }
 
     /// The variant's module, loaded on first use: the newest PTX of the variant this GPU
-    /// runs (`Variant::ptx_for`), after checking the driver takes it.
+    /// runs (`Gpu::ptx_for`: or the baseline with `NINFER_PTX=baseline`), after checking
+    /// the driver takes it.
     fn module(
         &self,
         variant: &'static Variant,
@@ -124,8 +125,7 @@ impl Gpu {
         if let Some(m) = self.modules[index].get() {
             return Ok(m);
         }
-        let (major, minor) = self.info.identity.compute_capability;
-        let chosen = variant.ptx_for(major * 10 + minor);
+        let chosen = self.ptx_for(variant);
         ptx_isa::check_driver_accepts(chosen.ptx, variant.name, self.info.cuda_driver)?;
         let module = self
             .ctx

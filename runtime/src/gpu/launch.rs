@@ -14,7 +14,7 @@ use cudarc::driver::sys;
 use cudarc::driver::{CudaFunction, DevicePtr, DeviceRepr, LaunchConfig};
 
 use super::Gpu;
-use crate::catalog::Variant;
+use crate::catalog::{ArchPtx, Variant};
 use crate::profile::overrides::{self, PdlPolicy};
 
 /// Oldest PTX target with `griddepcontrol`.
@@ -28,18 +28,28 @@ pub enum LaunchOrder {
 }
 
 impl Gpu {
+    /// The PTX of `variant` this GPU loads: the newest it runs (`Variant::ptx_for`), or
+    /// the compute_80 baseline with `NINFER_PTX=baseline` (a bad value is reported where
+    /// the commands read the overrides; here it counts as unset).
+    pub fn ptx_for(&self, variant: &Variant) -> ArchPtx {
+        if overrides::get().is_ok_and(|o| o.baseline_ptx) {
+            return variant.baseline_ptx();
+        }
+        let (major, minor) = self.info.identity.compute_capability;
+        variant.ptx_for(major * 10 + minor)
+    }
+
     /// Whether this launch of `variant` carries programmatic dependent launch: the PTX it
     /// loads on this GPU is compute_90 or newer and `NINFER_PDL` allows it (a bad value is
     /// reported where the commands read the overrides; here it counts as unset).
     pub fn pdl_for(&self, variant: &'static Variant, order: LaunchOrder) -> bool {
-        let (major, minor) = self.info.identity.compute_capability;
         let policy = overrides::get().map(|o| o.pdl).unwrap_or_default();
         let allowed = match policy {
             PdlPolicy::Off => false,
             PdlPolicy::SecondOnly => order == LaunchOrder::Second,
             PdlPolicy::All => true,
         };
-        allowed && variant.ptx_for(major * 10 + minor).arch >= PDL_PTX_ARCH
+        allowed && self.ptx_for(variant).arch >= PDL_PTX_ARCH
     }
 }
 

@@ -15,6 +15,7 @@
 //! | `NINFER_DEVICE_ROUTE_TRACE` | 0, 1 | 1 logs each applied route once |
 //! | `NINFER_PDL` | 0, 1, second | programmatic dependent launch of the sm_90 PTX (gpu/launch.rs): 0 off, second for an op's second kernel only; default on |
 //! | `NINFER_Q4_INT8_ACT` | 0, 1 | 0: `q4_linear_add` never runs its int8-activation (`act_i8`, W4A8) schedules: calibration skips them and a route naming one runs the compiled route; default 1 |
+//! | `NINFER_PTX` | newest, baseline | baseline: every variant loads its compute_80 PTX, the code older GPUs run (`ninfer check` of it on a newer GPU; calibration refuses); default newest |
 
 use std::ffi::OsString;
 use std::fmt;
@@ -53,6 +54,8 @@ pub struct EnvOverrides {
     pub pdl: PdlPolicy,
     /// false with `NINFER_Q4_INT8_ACT=0`: no int8-activation q4_linear_add schedules.
     pub q4_int8_act: bool,
+    /// true with `NINFER_PTX=baseline`: the compute_80 PTX of every variant.
+    pub baseline_ptx: bool,
 }
 
 impl Default for EnvOverrides {
@@ -69,6 +72,7 @@ impl Default for EnvOverrides {
             route_trace: false,
             pdl: PdlPolicy::All,
             q4_int8_act: true,
+            baseline_ptx: false,
         }
     }
 }
@@ -121,6 +125,7 @@ pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides
                 "NINFER_DEVICE_ROUTE_TRACE",
                 "NINFER_PDL",
                 "NINFER_Q4_INT8_ACT",
+                "NINFER_PTX",
             ]
             .iter(),
         )
@@ -178,6 +183,14 @@ pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides
             PdlPolicy::All
         }
     };
+    out.baseline_ptx = match values[11].1.as_deref() {
+        None | Some("newest") => false,
+        Some("baseline") => true,
+        Some(other) => {
+            problems.push(format!("NINFER_PTX={other:?}: expected newest or baseline"));
+            false
+        }
+    };
     if problems.is_empty() {
         Ok(out)
     } else {
@@ -233,6 +246,9 @@ impl EnvOverrides {
         }
         if !self.q4_int8_act {
             out.push("NINFER_Q4_INT8_ACT=0".into());
+        }
+        if self.baseline_ptx {
+            out.push("NINFER_PTX=baseline".into());
         }
         out
     }

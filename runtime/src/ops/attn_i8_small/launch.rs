@@ -281,8 +281,7 @@ pub fn attend(
     cache.check_launch("attention", q.len(), out.len(), columns)?;
     let pv = if pv_f16 { "_pv16" } else { "" };
     let (suffix, threads, smem) = if is_warpgroup(variant) {
-        let (major, minor) = gpu.info.identity.compute_capability;
-        let cta = WarpgroupCta::of(variant, variant.ptx_for(major * 10 + minor).specific, pv_f16);
+        let cta = WarpgroupCta::of(variant, gpu.ptx_for(variant).specific, pv_f16);
         (
             format!("{}{pv}", cache.format.name()),
             variant.launch.threads + if cta.layout.producer { 128 } else { 0 },
@@ -562,6 +561,26 @@ mod tests {
             (1..=8).map(tile_class).collect::<Vec<_>>(),
             [1, 2, 3, 3, 6, 6, 6, 6]
         );
+    }
+
+    #[test]
+    fn the_warpgroup_cta_is_the_templates_dec_layout() {
+        let v = family()
+            .candidates
+            .iter()
+            .map(|&i| &VARIANTS[i])
+            .find(|v| is_warpgroup(v))
+            .expect("a warpgroup schedule");
+        // with the producer: three pages, three V tiles; the template's
+        // ApLayout<0, 1, 1>::TOTAL for int8 (3 x 33792 + 3 x 32768 + 64 x 272 + 3 x 1024 + 128)
+        let cta = WarpgroupCta::of(v, true, false);
+        assert_eq!((cta.ring, cta.layout.v_tiles, cta.layout.producer), (3, 3, true));
+        assert_eq!(cta.smem_bytes(KvFormat::Int8), 220_288);
+        // FP16 P.V on sm_90a: no producer, two V tiles; the mma.sync builds: one
+        assert_eq!(WarpgroupCta::of(v, true, true).layout.v_tiles, 2);
+        assert!(!WarpgroupCta::of(v, true, true).layout.producer);
+        assert_eq!(WarpgroupCta::of(v, false, false).layout.v_tiles, 1);
+        assert_eq!(partials_per_cta(v), 2);
     }
 
     #[test]

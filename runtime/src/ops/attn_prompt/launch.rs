@@ -57,8 +57,7 @@ impl PromptLayout {
     /// On this GPU. The kernel traps if its dynamic shared memory is smaller than its
     /// layout; `attend_prompt` checks the entry's launch bounds against `threads`.
     pub fn on(gpu: &Gpu, route: &PromptRoute) -> Self {
-        let (major, minor) = gpu.info.identity.compute_capability;
-        Self::of(route, route.module().ptx_for(major * 10 + minor).specific)
+        Self::of(route, gpu.ptx_for(route.module()).specific)
     }
 
     /// Threads of a CTA: the module's, and the producer warpgroup's 128.
