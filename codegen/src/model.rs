@@ -59,6 +59,10 @@ pub struct LaunchValues {
     pub threads: u32,
     pub shared_bytes: u32,
     pub max_width: u32,
+    /// `specific_ptx` (optional, 0 or 1, default 1): 0 leaves the family's
+    /// architecture-specific PTX (`"90a"` in `ptx_archs`) out of this variant, whose
+    /// code would be the same as the plain target's (a build-time and binary-size choice).
+    pub specific_ptx: bool,
     /// Other named values, in the order `[family.launch]` declares them.
     pub extra: Vec<(String, i64)>,
 }
@@ -302,7 +306,12 @@ impl Catalog {
                     launch: s.launch.clone(),
                     owner: Owner::Family(fi, si),
                     line: s.line,
-                    ptx_archs: f.ptx_archs.clone(),
+                    ptx_archs: f
+                        .ptx_archs
+                        .iter()
+                        .copied()
+                        .filter(|a| s.launch.specific_ptx || !a.specific)
+                        .collect(),
                 });
             }
         }
@@ -1069,6 +1078,7 @@ impl<'a> Cx<'a> {
             threads: 0,
             shared_bytes: 0,
             max_width: 0,
+            specific_ptx: true,
             extra: Vec::new(),
         };
         for (name, expr, l) in exprs {
@@ -1106,6 +1116,7 @@ impl<'a> Cx<'a> {
                 "max_width" => {
                     lv.max_width = as_u32(if is_family { 1 } else { 0 }, u32::MAX as i64)?
                 }
+                "specific_ptx" => lv.specific_ptx = as_u32(0, 1)? == 1,
                 _ => lv.extra.push((name.clone(), v)),
             }
         }

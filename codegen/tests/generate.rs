@@ -240,3 +240,38 @@ fn architecture_specific_ptx_is_its_own_target() {
         "{log}"
     );
 }
+
+#[test]
+fn specific_ptx_0_leaves_a_variant_without_the_architecture_specific_ptx() {
+    // specific_ptx = "{{ warps > 4 }}" (1 for the g8 grid schedules only): the others get
+    // compute_90 but no compute_90a PTX
+    let c = fixture_catalog()
+        .replacen(
+            "widths      = [1, 2, 4, 8, 16]",
+            "widths      = [1, 2, 4, 8, 16]\nptx_archs   = [90, \"90a\"]",
+            1,
+        )
+        .replacen(
+            "rows         = \"{{ warps * 2 }}\"",
+            "rows         = \"{{ warps * 2 }}\"\nspecific_ptx = \"{% if warps > 4 %}1{% else %}0{% endif %}\"",
+            1,
+        );
+    let fx = Fx::new(&c, &[]);
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let report = generate(&fx.config(out.path(), cache.path())).unwrap_or_else(|e| panic!("{e}"));
+    // 6 fx_scale variants at compute_80 and compute_90, the two g8 ones at compute_90a,
+    // the module once
+    assert_eq!(report.compiled().len(), 15);
+    assert!(out.path().join("ptx/fx_scale__g8x32.compute_90a.ptx").exists());
+    assert!(out.path().join("ptx/fx_scale__w4c8.compute_90.ptx").exists());
+    assert!(!out.path().join("ptx/fx_scale__w4c8.compute_90a.ptx").exists());
+    let routes = std::fs::read_to_string(out.path().join("routes.rs")).unwrap();
+    assert!(!routes.contains("fx_scale__w4c8.compute_90a.ptx"), "{routes}");
+    // the launch value is not an extra
+    let rendered = ninfer_codegen::model::Catalog::parse(std::path::Path::new("catalog.toml"), &c)
+        .map(|cat| cat.variants())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let w4 = rendered.iter().find(|v| v.name == "fx_scale__w4c8").unwrap();
+    assert!(!w4.launch.specific_ptx && w4.launch.extra == vec![("rows".to_string(), 8)]);
+}

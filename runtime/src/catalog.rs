@@ -292,25 +292,31 @@ mod tests {
 
     #[test]
     fn a_gpu_loads_the_newest_ptx_it_runs() {
-        // attn_i8_small declares ptx_archs = [90, "90a"], the module quant_act_i8 [90];
+        // attn_i8_small declares ptx_archs = [90, "90a"], its warpgroup schedules alone
+        // keep the compute_90a (specific_ptx = wgmma); the module quant_act_i8 [90];
         // q6_head has the baseline only.
-        let attn = VARIANTS
-            .iter()
-            .find(|v| v.family == "attn_i8_small")
-            .expect("an attention variant");
-        assert_eq!(attn.arch_ptx.len(), 2);
-        for (cc, name) in [
-            (80, "compute_80"),
-            (86, "compute_80"),
-            (89, "compute_80"),
-            (90, "compute_90a"),
-            (100, "compute_90"),
-            (120, "compute_90"),
+        let attn = |wgmma: i64| {
+            VARIANTS
+                .iter()
+                .find(|v| v.family == "attn_i8_small" && v.param("wgmma") == Some(wgmma))
+                .expect("an attention variant")
+        };
+        assert_eq!(attn(1).arch_ptx.len(), 2);
+        assert_eq!(attn(0).arch_ptx.len(), 1);
+        for (cc, wg, plain) in [
+            (80, "compute_80", "compute_80"),
+            (86, "compute_80", "compute_80"),
+            (89, "compute_80", "compute_80"),
+            (90, "compute_90a", "compute_90"),
+            (100, "compute_90", "compute_90"),
+            (120, "compute_90", "compute_90"),
         ] {
-            let p = attn.ptx_for(cc);
-            assert_eq!(p.name(), name, "cc {cc}");
-            let target = name.trim_start_matches("compute_");
-            assert!(p.ptx.contains(&format!(".target sm_{target}\n")), "cc {cc}");
+            for (v, name) in [(attn(1), wg), (attn(0), plain)] {
+                let p = v.ptx_for(cc);
+                assert_eq!(p.name(), name, "{} cc {cc}", v.name);
+                let target = name.trim_start_matches("compute_");
+                assert!(p.ptx.contains(&format!(".target sm_{target}\n")), "cc {cc}");
+            }
         }
         let quant = module("quant_act_i8").expect("module quant_act_i8");
         assert_eq!(quant.ptx_for(90).arch, 90);

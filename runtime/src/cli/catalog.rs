@@ -54,15 +54,25 @@ fn launch_extra_text(v: &Variant) -> String {
 }
 
 /// The virtual architectures a family's PTX is built for: the compute_80 baseline, then
-/// its `ptx_archs` (every candidate has the same), as `compute_<arch>` names.
+/// its `ptx_archs` (those of any candidate: `specific_ptx = 0` leaves the
+/// architecture-specific ones out of some), as `compute_<arch>` names.
 fn ptx_archs(f: &Family) -> Vec<String> {
-    let extra: Vec<String> = f
+    let extra: std::collections::BTreeSet<(u32, bool)> = f
         .candidates
-        .first()
-        .map(|&i| VARIANTS[i].arch_ptx.iter().map(|a| a.name()).collect())
-        .unwrap_or_default();
+        .iter()
+        .flat_map(|&i| VARIANTS[i].arch_ptx.iter().map(|a| (a.arch, a.specific)))
+        .collect();
     std::iter::once(format!("compute_{BASELINE_PTX_ARCH}"))
-        .chain(extra)
+        .chain(extra.into_iter().map(|(arch, specific)| {
+            format!("compute_{arch}{}", if specific { "a" } else { "" })
+        }))
+        .collect()
+}
+
+/// A variant's PTX architectures, as [`ptx_archs`] names them.
+fn variant_archs(v: &Variant) -> Vec<String> {
+    std::iter::once(format!("compute_{BASELINE_PTX_ARCH}"))
+        .chain(v.arch_ptx.iter().map(|a| a.name()))
         .collect()
 }
 
@@ -107,7 +117,24 @@ pub fn text() -> String {
         }
         let w: Vec<String> = f.widths.iter().map(u32::to_string).collect();
         let _ = writeln!(s, "  calibration widths: {}", w.join(" "));
-        let archs = ptx_archs(f);
+        // an architecture only some candidates have: which ones
+        let archs: Vec<String> = ptx_archs(f)
+            .into_iter()
+            .map(|a| {
+                let with: Vec<&str> = f
+                    .candidates
+                    .iter()
+                    .map(|&i| &VARIANTS[i])
+                    .filter(|v| variant_archs(v).contains(&a))
+                    .map(|v| v.schedule)
+                    .collect();
+                if with.len() == f.candidates.len() {
+                    a
+                } else {
+                    format!("{a} ({} only)", with.join(" "))
+                }
+            })
+            .collect();
         let _ = writeln!(
             s,
             "  PTX: {}{}",
@@ -220,6 +247,7 @@ fn variant_json(v: &Variant) -> Value {
         "shared_bytes": v.launch.shared_bytes,
         "launch": named(v.launch.extra),
         "params": named(v.params),
+        "ptx_archs": variant_archs(v).iter().map(|a| arch_json(a)).collect::<Vec<_>>(),
     })
 }
 
