@@ -263,15 +263,30 @@ fn specific_ptx_0_leaves_a_variant_without_the_architecture_specific_ptx() {
     // 6 fx_scale variants at compute_80 and compute_90, the two g8 ones at compute_90a,
     // the module once
     assert_eq!(report.compiled().len(), 15);
-    assert!(out.path().join("ptx/fx_scale__g8x32.compute_90a.ptx").exists());
-    assert!(out.path().join("ptx/fx_scale__w4c8.compute_90.ptx").exists());
-    assert!(!out.path().join("ptx/fx_scale__w4c8.compute_90a.ptx").exists());
+    assert!(out
+        .path()
+        .join("ptx/fx_scale__g8x32.compute_90a.ptx")
+        .exists());
+    assert!(out
+        .path()
+        .join("ptx/fx_scale__w4c8.compute_90.ptx")
+        .exists());
+    assert!(!out
+        .path()
+        .join("ptx/fx_scale__w4c8.compute_90a.ptx")
+        .exists());
     let routes = std::fs::read_to_string(out.path().join("routes.rs")).unwrap();
-    assert!(!routes.contains("fx_scale__w4c8.compute_90a.ptx"), "{routes}");
+    assert!(
+        !routes.contains("fx_scale__w4c8.compute_90a.ptx"),
+        "{routes}"
+    );
     // the launch value is not an extra
     let rendered = ninfer_codegen::model::Catalog::parse(std::path::Path::new("catalog.toml"), &c)
         .map(|cat| cat.variants())
         .unwrap_or_else(|e| panic!("{e}"));
-    let w4 = rendered.iter().find(|v| v.name == "fx_scale__w4c8").unwrap();
+    let w4 = rendered
+        .iter()
+        .find(|v| v.name == "fx_scale__w4c8")
+        .unwrap();
     assert!(!w4.launch.specific_ptx && w4.launch.extra == vec![("rows".to_string(), 8)]);
 }

@@ -246,7 +246,11 @@ pub fn run(
         }
         for &index in family.candidates {
             let variant: &'static Variant = &VARIANTS[index];
-            if opts.schedule.as_deref().is_some_and(|s| s != variant.schedule) {
+            if opts
+                .schedule
+                .as_deref()
+                .is_some_and(|s| s != variant.schedule)
+            {
                 continue;
             }
             progress(&format!("{key}: {}", variant.name));
@@ -284,9 +288,9 @@ pub fn run(
     // Prompt attention: not a routed family (three switches choose its kernel).
     if opts.schedule.is_none()
         && opts
-        .only
-        .as_deref()
-        .is_none_or(|p| p.starts_with("attn_prompt") || "attn_prompt".starts_with(p))
+            .only
+            .as_deref()
+            .is_none_or(|p| p.starts_with("attn_prompt") || "attn_prompt".starts_with(p))
     {
         rows.extend(crate::ops::attn_prompt::check::run(
             gpu,

@@ -44,8 +44,7 @@ impl Engine {
             Some(p) => FileState::load(p),
             None => FileState::Missing,
         };
-        let mut decision =
-            mode::decide(mode, &identity, &file, builtin::table(), &catalog.digest);
+        let mut decision = mode::decide(mode, &identity, &file, builtin::table(), &catalog.digest);
         if matches!(decision, Decision::CalibrateNow(_))
             && crate::profile::overrides::get().is_ok_and(|o| o.baseline_ptx)
         {

@@ -63,9 +63,11 @@ fn ptx_archs(f: &Family) -> Vec<String> {
         .flat_map(|&i| VARIANTS[i].arch_ptx.iter().map(|a| (a.arch, a.specific)))
         .collect();
     std::iter::once(format!("compute_{BASELINE_PTX_ARCH}"))
-        .chain(extra.into_iter().map(|(arch, specific)| {
-            format!("compute_{arch}{}", if specific { "a" } else { "" })
-        }))
+        .chain(
+            extra.into_iter().map(|(arch, specific)| {
+                format!("compute_{arch}{}", if specific { "a" } else { "" })
+            }),
+        )
         .collect()
 }
 

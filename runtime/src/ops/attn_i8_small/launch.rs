@@ -9,8 +9,8 @@ use half::bf16;
 use crate::catalog::{self, Family, Variant};
 use crate::gpu::launch::{launch, pinned_smem, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
-use crate::ops::kv::format::KvFormat;
 use crate::ops::attn_prompt::launch::{tile_loop_bytes, PromptLayout};
+use crate::ops::kv::format::KvFormat;
 use crate::ops::kv::{GQA, HEAD_DIM, KV_HEADS, PAGE_TOKENS, Q_HEADS};
 
 /// Output dims of one reduce CTA (its `RED_D`): each row is merged by HEAD_DIM / this CTAs.
@@ -574,7 +574,10 @@ mod tests {
         // with the producer: three pages, three V tiles; the template's
         // ApLayout<0, 1, 1>::TOTAL for int8 (3 x 33792 + 3 x 32768 + 64 x 272 + 3 x 1024 + 128)
         let cta = WarpgroupCta::of(v, true, false);
-        assert_eq!((cta.ring, cta.layout.v_tiles, cta.layout.producer), (3, 3, true));
+        assert_eq!(
+            (cta.ring, cta.layout.v_tiles, cta.layout.producer),
+            (3, 3, true)
+        );
         assert_eq!(cta.smem_bytes(KvFormat::Int8), 220_288);
         // FP16 P.V on sm_90a: no producer, two V tiles; the mma.sync builds: one
         assert_eq!(WarpgroupCta::of(v, true, true).layout.v_tiles, 2);

@@ -95,7 +95,12 @@ pub fn smem_bytes(format: KvFormat, route: &PromptRoute, layout: PromptLayout) -
 
 /// The tile loop's shared memory (`ApLayout` without the paired warps' buffers) for `rows`
 /// query rows and `stages` raw pages; also attn_i8_small's warpgroup schedule's (64 rows).
-pub fn tile_loop_bytes(format: KvFormat, rows: usize, stages: usize, layout: PromptLayout) -> usize {
+pub fn tile_loop_bytes(
+    format: KvFormat,
+    rows: usize,
+    stages: usize,
+    layout: PromptLayout,
+) -> usize {
     let int8_k = format.k_bits() == 8;
     let q = if int8_k {
         rows * (HEAD_DIM + 16)
