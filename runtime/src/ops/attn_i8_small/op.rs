@@ -383,31 +383,33 @@ impl AttnPrepared {
         )
     }
 
-    /// 2W columns at the whole checked window as parallel query tiles (of the widest 2-8
-    /// column divisor of 2W: W from 5 on, 2W / 2 .. for less) through `variant` alone,
-    /// against the f64 reference.
-    fn checked_parallel_tiles(
+    /// The f64 reference of the first `columns` query columns over the whole checked cache.
+    fn columns_reference(&self, columns: usize) -> anyhow::Result<Vec<f64>> {
+        let cache = self.cpu.as_ref().context("a checked cache")?;
+        let (k, v) = reference::dequantized(cache);
+        let q = kernel_queries(
+            cache.format(),
+            reference::queries(cache, &self.q_host[..columns * Q_HEADS * HEAD_DIM]),
+        );
+        Ok(reference::attention_f64(&q, columns, &k, &v, cache.len()))
+    }
+
+    /// A request of `columns` columns at the whole checked cache (`parallel`: as parallel
+    /// query tiles) through `route`, against `want`; the columns past it stay poisoned.
+    fn checked_columns(
         &mut self,
         gpu: &Gpu,
-        variant: &'static Variant,
+        route: &dyn Fn(usize, usize) -> &'static Variant,
+        columns: usize,
+        parallel: bool,
+        pv_f16: bool,
+        want: &[f64],
     ) -> anyhow::Result<(f64, Option<String>)> {
-        let cache = self.cpu.as_ref().context("a checked cache")?;
-        let columns = 2 * self.key.width;
-        let window = cache.len();
-        if self.tiles_reference.is_none() {
-            let (k, v) = reference::dequantized(cache);
-            let q = kernel_queries(
-                cache.format(),
-                reference::queries(cache, &self.q_host[..columns * Q_HEADS * HEAD_DIM]),
-            );
-            self.tiles_reference = Some(reference::attention_f64(&q, columns, &k, &v, window));
-        }
+        let window = self.cpu.as_ref().context("a checked cache")?.len();
         poison(gpu, &mut self.out)?;
-        let route = |_w: usize, _len: usize| variant;
         let launched = self
-            .run_columns(gpu, &route, 0, window, columns, true, false)
+            .run_columns(gpu, route, 0, window, columns, parallel, pv_f16)
             .and_then(|_| gpu.sync());
-        let want = self.tiles_reference.as_deref().unwrap_or_default();
         check_outcome(launched, || {
             let host = gpu.stream.clone_dtoh(&self.out)?;
             Ok(compare_rows(
@@ -420,44 +422,36 @@ impl AttnPrepared {
         })
     }
 
+    /// 2W columns at the whole checked cache as parallel query tiles through `variant`
+    /// alone (tiles of the widest 2-8 column divisor of 2W: W itself from W = 5 on).
+    fn checked_parallel_tiles(
+        &mut self,
+        gpu: &Gpu,
+        variant: &'static Variant,
+    ) -> anyhow::Result<(f64, Option<String>)> {
+        let columns = 2 * self.key.width;
+        let want = match self.tiles_reference.take() {
+            Some(want) => want,
+            None => self.columns_reference(columns)?,
+        };
+        let route = |_w: usize, _len: usize| variant;
+        let checked = self.checked_columns(gpu, &route, columns, true, false, &want);
+        self.tiles_reference = Some(want);
+        checked
+    }
+
     /// Requests of 16 and 32 verify columns at the whole checked window, serial and as
     /// parallel tiles, each against its f64 reference (`attn_parallel_tiles` both ways).
     fn check_verify_columns(&mut self, gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
-        let cache = self.cpu.as_ref().context("a checked cache")?;
-        let (k, v) = reference::dequantized(cache);
-        let window = cache.len();
-        let wants: Vec<(usize, Vec<f64>)> = [16usize, 32]
-            .iter()
-            .map(|&columns| {
-                let q = kernel_queries(
-                    cache.format(),
-                    reference::queries(cache, &self.q_host[..columns * Q_HEADS * HEAD_DIM]),
-                );
-                (
-                    columns,
-                    reference::attention_f64(&q, columns, &k, &v, window),
-                )
-            })
-            .collect();
         let family = attn::family();
+        let route = |_w: usize, len: usize| family.compiled_variant(len as u32);
         let mut rows = Vec::new();
-        for (columns, want) in wants {
+        for columns in [16usize, 32] {
+            let want = self.columns_reference(columns)?;
             for parallel in [false, true] {
-                poison(gpu, &mut self.out)?;
-                let route = |_w: usize, len: usize| family.compiled_variant(len as u32);
-                let launched = self
-                    .run_columns(gpu, &route, 0, window, columns, parallel, self.pv_f16)
-                    .and_then(|_| gpu.sync());
-                let (error, problem) = check_outcome(launched, || {
-                    let host = gpu.stream.clone_dtoh(&self.out)?;
-                    Ok(compare_rows(
-                        &host,
-                        &want,
-                        Q_HEADS * HEAD_DIM,
-                        columns,
-                        2 * columns,
-                    ))
-                })?;
+                let pv_f16 = self.pv_f16;
+                let (error, problem) =
+                    self.checked_columns(gpu, &route, columns, parallel, pv_f16, &want)?;
                 rows.push(HelperCheck {
                     variant: format!(
                         "{columns} columns, attn_parallel_tiles={}",
