@@ -146,26 +146,100 @@ pub unsafe fn launch(
     })
 }
 
-/// Dynamic shared memory for an early-launched grid of `ctas` CTAs of `f` that need
-/// `needed` bytes each: padded (`pinned_smem`, counting `f`'s static shared memory) so
-/// that no SM fits more than its even share, `ceil(ctas / SMs)`. For grids of equal CTAs
-/// meant to run as one wave (the K-split projections).
+/// Dynamic shared memory for an early-launched grid of `f` whose CTAs need `needed` bytes
+/// each: padded (`pinned_smem`, counting `f`'s static shared memory) so that no SM fits
+/// more than its even share, `ceil(CTAs / SMs)`. For grids of equal CTAs meant to run as
+/// one wave (the K-split projections).
+///
+/// A kernel launched in clusters (`__cluster_dims__` in its PTX) places each cluster's
+/// CTAs on one GPC, so the even share can leave too few places for whole clusters; the
+/// bound on CTAs per SM is then raised until the driver holds every cluster of the grid
+/// at once (`cuOccupancyMaxActiveClusters`), or the padding is gone.
 pub fn even_share_smem(
     gpu: &Gpu,
     f: &CudaFunction,
+    name: &str,
     needed: usize,
-    ctas: usize,
+    grid: (u32, u32),
+    threads: u32,
 ) -> anyhow::Result<usize> {
     let sms = (gpu.info.identity.multiprocessors as usize).max(1);
+    let ctas = grid.0 as usize * grid.1 as usize;
     let static_bytes = f
         .get_attribute(sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
         .context("static shared memory of a kernel")? as usize;
-    Ok(pinned_smem(
-        needed,
-        ctas.div_ceil(sms),
-        gpu.info.smem_per_sm,
-        gpu.info.smem_reserved_per_cta + static_bytes,
-    ))
+    let share = |per_sm: usize| {
+        pinned_smem(
+            needed,
+            per_sm,
+            gpu.info.smem_per_sm,
+            gpu.info.smem_reserved_per_cta + static_bytes,
+        )
+    };
+    let cluster = cluster_ctas(f)?;
+    let even = ctas.div_ceil(sms);
+    if cluster == 1 {
+        return Ok(share(even));
+    }
+    let clusters = ctas / cluster;
+    for per_sm in even.. {
+        let smem = share(per_sm);
+        gpu.allow_dynamic_shared(f, name, smem)?;
+        let resident = max_active_clusters(gpu, f, grid, threads, smem)?;
+        if resident >= clusters || smem == needed {
+            tracing::debug!(
+                "{name}: {per_sm} CTAs per SM at most ({smem} bytes), {resident} clusters of {cluster} resident for {clusters}"
+            );
+            return Ok(smem);
+        }
+    }
+    unreachable!("the padding shrinks to `needed` as the bound grows")
+}
+
+/// CTAs per cluster the loaded kernel requires (`__cluster_dims__`); 1 for none.
+pub fn cluster_ctas(f: &CudaFunction) -> anyhow::Result<usize> {
+    use sys::CUfunction_attribute_enum as A;
+    let mut ctas = 1;
+    for dim in [
+        A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
+        A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT,
+        A::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH,
+    ] {
+        let n = f
+            .get_attribute(dim)
+            .context("required cluster size of a kernel")?;
+        ctas *= n.max(1) as usize;
+    }
+    Ok(ctas)
+}
+
+/// Clusters of `f` the GPU holds at once with `smem` bytes of dynamic shared memory.
+fn max_active_clusters(
+    gpu: &Gpu,
+    f: &CudaFunction,
+    grid: (u32, u32),
+    threads: u32,
+    smem: usize,
+) -> anyhow::Result<usize> {
+    gpu.ctx.bind_to_thread()?;
+    let config = sys::CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: 1,
+        blockDimX: threads,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: smem as u32,
+        hStream: gpu.stream.cu_stream(),
+        attrs: std::ptr::null_mut(),
+        numAttrs: 0,
+    };
+    let mut clusters = 0;
+    // SAFETY: `config` outlives the call, which only reads it.
+    unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, f.cu_function(), &config) }
+        .result()
+        .context("cuOccupancyMaxActiveClusters")?;
+    Ok(clusters.max(0) as usize)
 }
 
 /// Dynamic shared memory for a CTA that needs `needed` bytes such that at most `ctas` of
