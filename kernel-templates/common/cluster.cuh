@@ -36,6 +36,13 @@ __device__ __forceinline__ float4 cluster_ld_f4(unsigned int addr)
                  : "memory");
     return v;
 }
+
+__device__ __forceinline__ float2 cluster_ld_f2(unsigned int addr)
+{
+    float2 v;
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
+    return v;
+}
 #else
 #define NINFER_CLUSTER 0
 #endif
