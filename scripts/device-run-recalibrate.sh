@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# One GPU call after schedules were added to one family in catalog.toml (which changes the
+# One GPU call after schedules were added to families in catalog.toml (which changes the
 # route-catalog digest, so the built-in entry no longer applies as it is): the built-in
 # entry re-stamped with this build's digest becomes the profile file (its routes name only
 # schedules that are still in the catalog; `ninfer profile check` says so), the family is
 # benched on those routes, recalibrated into the same entry (the other keys kept), and
 # benched again; compare_routes.py prints the per-width ratios.
 # Usage on the GPU machine:
-#   OUT=/some/dir BIN=/dir/with/binaries FAMILY=q4_linear_add scripts/device-run-recalibrate.sh
-FAMILY=${FAMILY:?FAMILY names the route-key prefix}
-LOG_NAME=summary-recalibrate-${FAMILY//\//_}.txt
+#   OUT=/some/dir BIN=/dir/with/binaries FAMILY="q4_linear_add t2_i8_small" scripts/device-run-recalibrate.sh
+FAMILY=${FAMILY:?FAMILY names the route-key prefixes, separated by spaces}
+LOG_NAME=summary-recalibrate.txt
 source "$(dirname "$0")/device-common.sh"
 digest=$($B/ninfer catalog | sed -n 's/^route catalog //p' | head -1)
 say "== built-in entry re-stamped with route catalog $digest"
@@ -21,12 +21,18 @@ for e in d["devices"]:
 json.dump(d, open(path, "w"), indent=2)
 EOF
 $B/ninfer profile check "$NINFER_DEVICE_PROFILES" 2>&1 | tail -3 | tee -a "$log"
-say "== bench $FAMILY on the built-in routes"
-$B/ninfer bench --only "$FAMILY" ${SAMPLES:+--samples $SAMPLES} --out "$OUT/bench-$FAMILY-builtin.json" 2>/dev/null | tee -a "$log"
-say "== ninfer-calibrate --only $FAMILY (merged into the entry)"
-$B/ninfer-calibrate --detail --only "$FAMILY" > "$OUT/calibrate-$FAMILY.txt" 2>&1
-grep -E "keys measured|error" "$OUT/calibrate-$FAMILY.txt" | tee -a "$log"
+for fam in $FAMILY; do
+  say "== bench $fam on the built-in routes"
+  $B/ninfer bench --only "$fam" ${SAMPLES:+--samples $SAMPLES} --out "$OUT/bench-$fam-builtin.json" 2>/dev/null | tee -a "$log"
+done
+for fam in $FAMILY; do
+  say "== ninfer-calibrate --only $fam (merged into the entry)"
+  $B/ninfer-calibrate --detail --only "$fam" > "$OUT/calibrate-$fam.txt" 2>&1
+  grep -E "keys measured|error" "$OUT/calibrate-$fam.txt" | tee -a "$log"
+done
 cp "$NINFER_DEVICE_PROFILES" "$OUT/profile-recalibrated.json"
-say "== bench $FAMILY on the recalibrated routes"
-$B/ninfer bench --only "$FAMILY" ${SAMPLES:+--samples $SAMPLES} --out "$OUT/bench-$FAMILY-recalibrated.json" 2>/dev/null | tee -a "$log"
-python3 scripts/compare_routes.py "$OUT/bench-$FAMILY-builtin.json" "$OUT/bench-$FAMILY-recalibrated.json" | tail -30 | tee -a "$log"
+for fam in $FAMILY; do
+  say "== bench $fam on the recalibrated routes"
+  $B/ninfer bench --only "$fam" ${SAMPLES:+--samples $SAMPLES} --out "$OUT/bench-$fam-recalibrated.json" 2>/dev/null | tee -a "$log"
+  python3 scripts/compare_routes.py "$OUT/bench-$fam-builtin.json" "$OUT/bench-$fam-recalibrated.json" | tail -50 | tee -a "$log"
+done
