@@ -31,6 +31,14 @@ template <> struct Fmt<2> { enum { KBITS = 4, KG = 32, VBITS = 4, VG = 32, ROT =
 // tiles (Lloyd-Max K: also K, half a tile at a time, into the one FP16 K tile); the 8
 // consumer warps only compute, handing tiles and stages back and forth through mbarriers
 // instead of CTA barriers (prompt_body).
+// Registers per thread after setmaxnreg (consumer x 256 + producer x 128 = the 168 x 384 the
+// launch allocates), and the producer's decode batch. Decode columns (DEC): the consumers
+// waited a third of their time for the producer's V decode (ncu, docs/perf-notes-attn.md),
+// so the producer gets registers for twice the loads in flight.
+template <int DEC> struct WsRegs { enum { CONSUMER = 232, PRODUCER = 40, DECODE_BATCH = 4 }; };
+template <> struct WsRegs<1> { enum { CONSUMER = 224, PRODUCER = 56, DECODE_BATCH = 8 }; };
+static_assert(WsRegs<0>::CONSUMER * 256 + WsRegs<0>::PRODUCER * 128 == 168 * 384, "the launch's registers");
+static_assert(WsRegs<1>::CONSUMER * 256 + WsRegs<1>::PRODUCER * 128 == 168 * 384, "the launch's registers");
 template <int FMT, int PV16> struct Ws {
     enum { ON = AP_WG && !PV16, THREADS = AP_THREADS + (ON ? AP_PT : 0) };
 };
@@ -315,7 +323,7 @@ __device__ __forceinline__ void ws_copy(uint8_t* st, const uint8_t* page, int p)
         for (int c = p; c < L::PAGE_BYTES / 16; c += AP_PT) cp_async16(st + c * 16, page + c * 16);
     }
 }
-template <int FMT>
+template <int FMT, int B = 4>   // B: items per batch, their loads in flight together
 __device__ __forceinline__ void ws_decode(const uint8_t* st, uint8_t* vt, float* ksf, int p)
 {
     typedef Fmt<FMT> F;
@@ -330,7 +338,6 @@ __device__ __forceinline__ void ws_decode(const uint8_t* st, uint8_t* vt, float*
     const uint8_t* src = st + L::P_V + k0 * L::VCB + d0 * F::VBITS / 8;
     const __half* sc = reinterpret_cast<const __half*>(st + L::P_VS) + k0 * L::VGS + d0 / F::VG;
     uint8_t* dst[2] = {vt + sw128(KT, x >> 3, k0, x & 7), vt + sw128(KT, x >> 3, k0 + 4, x & 7) - 4 * 128};
-    constexpr int B = 4;   // items per batch: their loads in flight together
 #pragma unroll
     for (int j0 = 0; j0 < KT / 4; j0 += B) {
         uint2 w[B];
@@ -911,7 +918,7 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
         }
         __syncthreads();   // the only CTA barrier of a WS launch: the producer leaves here
         if (warp >= AP_W) {
-            asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)WsRegs<DEC>::PRODUCER) : "memory");
             const int ptid = threadIdx.x - AP_THREADS;
             // Producer: pages i + 1 .. i + NS - 1 in flight while tile i is decoded; V tile
             // i % NV is refilled once the consumers' P.V of tile i - NV is done, stage
@@ -928,8 +935,8 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
                 fence_async_smem();    // its K codes are read by wgmma
                 asm volatile("bar.sync 2, %0;\n" ::"n"(AP_PT) : "memory");   // every producer thread's part
                 if (i >= NV) mbar_wait(vfree + vbuf(i), vpar(i) ^ 1);
-                ws_decode<FMT>(smem + (i % NS) * L::STAGE, vh + vbuf(i) * (KT * HD * 2),
-                               ksf + vbuf(i) * (L::KSF_BYTES / 4), ptid);
+                ws_decode<FMT, WsRegs<DEC>::DECODE_BATCH>(smem + (i % NS) * L::STAGE, vh + vbuf(i) * (KT * HD * 2),
+                                                          ksf + vbuf(i) * (L::KSF_BYTES / 4), ptid);
                 mbar_arrive(full + vbuf(i));
                 if constexpr (F::KBITS == 4) {
                     for (int h = 0; h < 2; ++h) {
@@ -954,7 +961,7 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
         cp_commit();
     }
 #if AP_WG
-    if (WS) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    if (WS) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"((int)WsRegs<DEC>::CONSUMER) : "memory");
 #endif
     // the consumers' barrier: the CTA's, or (WS) the 8 consumer warps'
     auto consumer_sync = [&]() {
@@ -1067,9 +1074,12 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
     };
     if (!WS && kt0 < tiles) make_ready(kt0);
 #endif
-    // DEC with the producer: warpgroup w takes tiles kt0 + w, kt0 + w + 2, ...
+    // DEC with the producer: warpgroup w takes tiles kt0 + w, kt0 + w + 2, ... The warpgroup
+    // index comes through a shuffle so that ptxas sees a warp-uniform loop: from `warp >> 2`
+    // it took the loop for a divergent path and serialized every wgmma in it (C7518).
     constexpr int KSTEP = (DEC && WS) ? 2 : 1;
-    for (int kt = kt0 + ((DEC && WS) ? (warp >> 2) : 0); kt < tiles; kt += KSTEP) {
+    const int first_kt = kt0 + ((DEC && WS) ? __shfl_sync(0xffffffffu, warp >> 2, 0) : 0);
+    for (int kt = first_kt; kt < tiles; kt += KSTEP) {
 #if AP_WG
         const int ti = kt - kt0;                       // WS: the producer's tile index
         if (WS) mbar_wait(full + vbuf(ti), vpar(ti));
