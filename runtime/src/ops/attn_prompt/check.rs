@@ -258,8 +258,9 @@ const LOG2E_16: f32 = 0.090_168_440_055_560_21;
 /// (`dequant_tile`), back in K space: each code's FP16 level times its group's scale x
 /// log2(e) / 16 rounded to FP16, the product rounded to FP16. That tile rounding is the
 /// kernels' design, as the queries' FP16 rounding is (`kernel_queries`); the f64
-/// reference over it leaves the check to the kernels' own error.
-fn kernel_k_tile(cache: &KvCache) -> Vec<Vec<f64>> {
+/// reference over it leaves the check to the kernels' own error. attn_i8_small's
+/// warpgroup schedule runs the same tile loop (its check uses it too).
+pub(crate) fn kernel_k_tile(cache: &KvCache) -> Vec<Vec<f64>> {
     let levels = levels_f16();
     let group = cache.format().k_group();
     (0..cache.kv_heads())
