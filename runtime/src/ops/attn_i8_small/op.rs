@@ -713,4 +713,38 @@ mod k_model_tests {
         assert_eq!(vf, vt);
         assert_ne!(kf, kt);
     }
+
+    #[test]
+    fn the_prompt_k_tile_reference_explains_the_replayed_rk4v4_miss() {
+        // `ninfer check --only attn_i8_small/h24/rk4v4 --schedule 8x1x64w --seed S` on the
+        // H200 (docs/results/h200-2026-12-02d, call 10): at the 64-key window both builds
+        // of the schedule gave 0.052490234375 (BF16) at row 0, column 968 for W = 5, where
+        // the format's K gives 0.055660 (just outside the bound); the tile's K, 0.053200.
+        let seed = 1_796_209_860_276_383_691u64;
+        let cache = checked_cache(KvFormat::Rk4v4, CHECK_TOKENS, seed);
+        let q_host = random_queries(MAX_REQUEST_COLUMNS, seed ^ 0x9e37);
+        let w = 5;
+        let q = kernel_queries(
+            KvFormat::Rk4v4,
+            reference::queries(&cache, &q_host[..w * Q_HEADS * HEAD_DIM]),
+        );
+        let row = |model: KModel| {
+            let (k, v) = model.dequantized(&cache);
+            let all = reference::attention_f64(&q, w, &k, &v, 64);
+            all[..Q_HEADS * HEAD_DIM].to_vec()
+        };
+        // `compare_rows`' element bound, against the kernels' value
+        let within = |want: &[f64]| {
+            let rms = (want.iter().map(|x| x * x).sum::<f64>() / want.len() as f64).sqrt();
+            (0.052490234375 - want[968]).abs()
+                <= crate::check::ELEMENT_TOLERANCE * (want[968].abs() + rms)
+        };
+        let (format, tile) = (row(KModel::Format), row(KModel::PromptTile));
+        assert!(
+            (format[968] - 0.055660).abs() < 5e-6,
+            "the replayed reference"
+        );
+        assert!(!within(&format), "the format's K missed the kernels' value");
+        assert!(within(&tile), "the tile's K explains it: {}", tile[968]);
+    }
 }
