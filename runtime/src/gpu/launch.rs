@@ -158,11 +158,12 @@ pub unsafe fn launch(
 pub fn even_share_smem(
     gpu: &Gpu,
     f: &CudaFunction,
-    name: &str,
+    variant: &Variant,
     needed: usize,
-    grid: (u32, u32),
-    threads: u32,
+    grid: (usize, usize),
 ) -> anyhow::Result<usize> {
+    let (name, threads) = (variant.name, variant.launch.threads);
+    let grid = (grid.0 as u32, grid.1 as u32);
     let sms = (gpu.info.identity.multiprocessors as usize).max(1);
     let ctas = grid.0 as usize * grid.1 as usize;
     let static_bytes = f

@@ -223,14 +223,7 @@ pub fn project(
     let pdl = gpu.pdl_for(variant, order);
     let mut shared = shared_bytes(variant, width) as usize;
     if pdl {
-        shared = even_share_smem(
-            gpu,
-            f,
-            variant.name,
-            shared,
-            (grid.0 as u32, grid.1 as u32),
-            variant.launch.threads,
-        )?;
+        shared = even_share_smem(gpu, f, variant, shared, grid)?;
     }
     // Past 48 KiB less the kernel's static shared memory the launch needs the limit
     // raised (the 32-column producer rings carry 32 token rows per stage).

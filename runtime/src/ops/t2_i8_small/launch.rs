@@ -170,14 +170,7 @@ pub fn project(
         + act_smem_bytes(variant, k, k_split, width)
         + row_band_ring_bytes(variant)) as usize;
     if pdl {
-        shared = even_share_smem(
-            gpu,
-            f,
-            variant.name,
-            shared,
-            (grid.0 as u32, grid.1 as u32),
-            variant.launch.threads,
-        )?;
+        shared = even_share_smem(gpu, f, variant, shared, grid)?;
     }
     if shared > 0 {
         // dynamic shared memory past 48 KiB (minus the static reduction buffer) needs the
