@@ -86,7 +86,13 @@ pub struct Gpu {
     suffixed: std::sync::Mutex<std::collections::HashMap<(usize, String), CudaFunction>>,
     /// Dynamic shared memory each entry point (by name) is allowed so far.
     dynamic_shared: std::sync::Mutex<std::collections::HashMap<String, usize>>,
+    /// `launch::even_share_smem` of cluster launches, by (entry point, bytes needed,
+    /// grid): its occupancy queries run once per launch shape, not per launch.
+    pub(crate) cluster_share: std::sync::Mutex<ClusterShares>,
 }
+
+/// (entry point, bytes needed, grid) -> dynamic shared memory of a cluster launch.
+pub(crate) type ClusterShares = std::collections::HashMap<(String, usize, (u32, u32)), usize>;
 
 impl Gpu {
     pub fn open(ordinal: usize) -> anyhow::Result<Arc<Gpu>> {
@@ -104,6 +110,7 @@ impl Gpu {
             modules: VARIANTS.iter().map(|_| OnceLock::new()).collect(),
             suffixed: Default::default(),
             dynamic_shared: Default::default(),
+            cluster_share: Default::default(),
         }))
     }
 

@@ -182,6 +182,16 @@ pub fn even_share_smem(
     if cluster == 1 {
         return Ok(share(even));
     }
+    let memo = (name.to_string(), needed, grid);
+    let known = gpu
+        .cluster_share
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&memo)
+        .copied();
+    if let Some(smem) = known {
+        return Ok(smem);
+    }
     let clusters = ctas / cluster;
     for per_sm in even.. {
         let smem = share(per_sm);
@@ -191,6 +201,10 @@ pub fn even_share_smem(
             tracing::debug!(
                 "{name}: {per_sm} CTAs per SM at most ({smem} bytes), {resident} clusters of {cluster} resident for {clusters}"
             );
+            gpu.cluster_share
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(memo, smem);
             return Ok(smem);
         }
     }
