@@ -487,9 +487,10 @@ impl AttnPrepared {
         let family = attn::family();
         let route = |_w: usize, len: usize| family.compiled_variant(len as u32);
         let mut rows = Vec::new();
+        let window = self.cpu.as_ref().context("a checked cache")?.len();
+        let model = KModel::of(family.compiled_variant(window as u32), self.key.format);
         for columns in [16usize, 32] {
-            // the compiled routes: mma.sync schedules, the format's K
-            let want = self.columns_reference(columns, KModel::Format)?;
+            let want = self.columns_reference(columns, model)?;
             for parallel in [false, true] {
                 let pv_f16 = self.pv_f16;
                 let (error, problem) =
