@@ -19,6 +19,7 @@
 #define KT 64                      // keys per tile = tokens per page
 #define NEG_INF __int_as_float(0xff800000)
 #define LOG2E_16 0.09016844005556021f   // log2(e) / sqrt(256): scores in the log2 domain
+#define LAZY_RESCALE 8.f                // decode columns: the running max's slack (log2)
 #define MAGIC 12582912.f                // 0x4B400000: int32 MMA sums read as floats
 
 template <int FMT> struct Fmt;
@@ -217,8 +218,10 @@ __device__ __forceinline__ uint32_t pack_h2(float a, float b) { return h2u(__flo
 template <int VBITS> __device__ __forceinline__ uint32_t v_dims(uint32_t w, int i, __half2 s2) {
     __half2 v;
     if (VBITS == 8) {
-        const uint32_t x = prmt(w, 0u, i == 0 ? 0x3120u : 0x3322u);           // bytes 2i, 2i+1 -> halves
-        v = __hsub2(u2h(lop_and_xor(x, 0x00FF00FFu, 0x64806480u)), u2h(0x64806480u));   // 1152 + c - 1152
+        // bytes 2i, 2i+1 (sign bit flipped: c + 128) under the exponent byte 0x64: 1024 + 128 +
+        // c - 1152; the word's XOR is shared by its two pairs
+        const uint32_t x = prmt(w ^ 0x80808080u, 0x64646464u, i == 0 ? 0x4140u : 0x4342u);
+        v = __hsub2(u2h(x), u2h(0x64806480u));
     } else {
         const uint32_t x = prmt(w, w >> 4, 0x0400u + 0x0101u * (uint32_t)i);  // nibbles 2i, 2i+1 -> halves
         v = __hsub2(u2h(lop_and_xor(x, 0x000F000Fu, 0x64086408u)), u2h(0x64086408u));   // 1032 + c - 1032
@@ -304,6 +307,17 @@ __device__ __forceinline__ void dequant_tile(const uint8_t* st, uint8_t* vh, uin
 // (rows p / 16 + 8 j of K codes, keys p / 32 + 4 j of V), so its swizzled offsets are
 // fixed but for the row step: no per-item index arithmetic (the generic dequant_tile
 // spends more on that than on the decode), and batches of four loads in flight.
+// N contiguous 16-byte chunks, thread p's every AP_PT-th: a fixed trip count, so the
+// addresses are one base plus immediates (a strided loop over c spent ~6 instructions a chunk)
+template <int N>
+__device__ __forceinline__ void ws_copy_chunks(uint8_t* dst, const uint8_t* src, int p)
+{
+    dst += p * 16;
+    src += p * 16;
+#pragma unroll
+    for (int j = 0; j < N / AP_PT; ++j) cp_async16(dst + j * AP_PT * 16, src + j * AP_PT * 16);
+    if (N % AP_PT != 0 && p < N % AP_PT) cp_async16(dst + N / AP_PT * AP_PT * 16, src + N / AP_PT * AP_PT * 16);
+}
 template <int FMT>
 __device__ __forceinline__ void ws_copy(uint8_t* st, const uint8_t* page, int p)
 {
@@ -316,11 +330,9 @@ __device__ __forceinline__ void ws_copy(uint8_t* st, const uint8_t* page, int p)
         const uint8_t* src = page + p * 16;
 #pragma unroll
         for (int j = 0; j < KT / 8; ++j) cp_async16(dst + j * 8 * 128, src + j * 8 * L::KCB);
-        for (int c = p; c < (L::PAGE_BYTES - L::P_V) / 16; c += AP_PT)   // V codes and both scales
-            cp_async16(st + L::P_V + c * 16, page + L::P_V + c * 16);
+        ws_copy_chunks<(L::PAGE_BYTES - L::P_V) / 16>(st + L::P_V, page + L::P_V, p);   // V codes and both scales
     } else {   // Lloyd-Max K codes are decoded by the producer only: the page as it is
-#pragma unroll
-        for (int c = p; c < L::PAGE_BYTES / 16; c += AP_PT) cp_async16(st + c * 16, page + c * 16);
+        ws_copy_chunks<L::PAGE_BYTES / 16>(st, page, p);
     }
 }
 template <int FMT, int B = 4>   // B: items per batch, their loads in flight together
@@ -330,8 +342,12 @@ __device__ __forceinline__ void ws_decode(const uint8_t* st, uint8_t* vt, float*
     typedef ApLayout<FMT, 1> L;
     if (F::KBITS == 8) {   // K scales x log2(e) / 16, fp32 [group][key] (Lloyd-Max K: in its tile)
         const __half* ksc = reinterpret_cast<const __half*>(st + L::P_KS);
+        static_assert(KT * L::KGS % AP_PT == 0, "whole passes over the K scales");
 #pragma unroll
-        for (int i = p; i < KT * L::KGS; i += AP_PT) ksf[(i % L::KGS) * KT + i / L::KGS] = __half2float(ksc[i]) * LOG2E_16;
+        for (int j = 0; j < KT * L::KGS / AP_PT; ++j) {
+            const int i = p + j * AP_PT;
+            ksf[(i % L::KGS) * KT + i / L::KGS] = __half2float(ksc[i]) * LOG2E_16;
+        }
     }
     // V: 8 dims d0 = 8 (p % 32) of keys p / 32 + 4 j; key & 7 = (p / 32) ^ 4 (j & 1)
     const int x = p & 31, k0 = p >> 5, d0 = x * 8;
@@ -1270,6 +1286,13 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
             for (int m = 1; m < 4; m <<= 1) {
                 mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, m));
                 mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, m));
+            }
+            if (DEC) {
+                // lazy rescale: a row keeps its running max until a score passes it by more
+                // than LAZY_RESCALE (log2), so probabilities stay <= 2^LAZY_RESCALE in FP16 and
+                // O is rescaled a few times per split instead of at most halves
+                if (!(mx_a > m_a + LAZY_RESCALE)) mx_a = m_a;
+                if (!(mx_b > m_b + LAZY_RESCALE)) mx_b = m_b;
             }
             const float base_a = mx_a == NEG_INF ? 0.f : mx_a, base_b = mx_b == NEG_INF ? 0.f : mx_b;
             const float al_a = ex2(m_a - base_a), al_b = ex2(m_b - base_b);
