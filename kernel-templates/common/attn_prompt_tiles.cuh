@@ -305,12 +305,6 @@ __device__ __forceinline__ void dequant_tile(const uint8_t* st, uint8_t* vh, uin
 
 
 #if AP_WG
-// The WS producer's share of a tile (thread p = 0 .. AP_PT - 1): page kt's copy into a
-// stage (the K codes in wgmma's K-major layout), and the decode of a landed stage into a V
-// tile and its K-scale table. Thread p always handles the same 16-byte column of a row
-// (rows p / 16 + 8 j of K codes, keys p / 32 + 4 j of V), so its swizzled offsets are
-// fixed but for the row step: no per-item index arithmetic (the generic dequant_tile
-// spends more on that than on the decode), and batches of four loads in flight.
 // N contiguous 16-byte chunks, thread p's every AP_PT-th: a fixed trip count, so the
 // addresses are one base plus immediates (a strided loop over c spent ~6 instructions a chunk)
 template <int N>
@@ -322,6 +316,13 @@ __device__ __forceinline__ void ws_copy_chunks(uint8_t* dst, const uint8_t* src,
     for (int j = 0; j < N / AP_PT; ++j) cp_async16(dst + j * AP_PT * 16, src + j * AP_PT * 16);
     if (N % AP_PT != 0 && p < N % AP_PT) cp_async16(dst + N / AP_PT * AP_PT * 16, src + N / AP_PT * AP_PT * 16);
 }
+// The WS producer's share of a tile (thread p = 0 .. AP_PT - 1): page kt's copy into a
+// stage (the K codes in wgmma's K-major layout), and the decode of a landed stage into a V
+// tile and its K-scale table. Thread p always handles the same 16-byte column of a row
+// (rows p / 16 + 8 j of K codes, keys p / 32 + 4 j of V), so its swizzled offsets are
+// fixed but for the row step: no per-item index arithmetic (the generic dequant_tile
+// spends more on that than on the decode), and batches of four loads in flight.
+// LEAN: see prompt_body.
 template <int FMT, bool LEAN>
 __device__ __forceinline__ void ws_copy(uint8_t* st, const uint8_t* page, int p)
 {
@@ -975,7 +976,7 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
                 asm volatile("bar.sync 2, %0;\n" ::"n"(AP_PT) : "memory");   // every producer thread's part
                 if (i >= NV) mbar_wait(vfree + vbuf(i), vpar(i) ^ 1);
                 ws_decode<FMT, WsRegs<DEC>::DECODE_BATCH, LEAN>(smem + (i % NS) * L::STAGE, vh + vbuf(i) * (KT * HD * 2),
-                                                          ksf + vbuf(i) * (L::KSF_BYTES / 4), ptid);
+                                                                ksf + vbuf(i) * (L::KSF_BYTES / 4), ptid);
                 mbar_arrive(full + vbuf(i));
                 if constexpr (F::KBITS == 4) {
                     for (int h = 0; h < 2; ++h) {
@@ -1314,7 +1315,7 @@ __device__ __forceinline__ void prompt_body(const uint8_t* __restrict__ pool, co
             if (DEC) {
                 // lazy rescale: a row keeps its running max until a score passes it by more
                 // than LAZY_RESCALE (log2), so probabilities stay <= 2^LAZY_RESCALE in FP16 and
-                // O is rescaled a few times per split instead of at most halves
+                // O is rescaled a few times per split instead of in most key halves
                 if (!(mx_a > m_a + LAZY_RESCALE)) mx_a = m_a;
                 if (!(mx_b > m_b + LAZY_RESCALE)) mx_b = m_b;
             }
