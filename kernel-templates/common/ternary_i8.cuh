@@ -16,13 +16,6 @@ __device__ __forceinline__ uint4 ninfer_ld_stream_v4(const uint4* p)
     return r;
 }
 
-// Ask L2 for the 128-byte line at p (no data returns to the SM, no register is held): the
-// weights' HBM reads run ahead of the register pipeline's few loads in flight.
-__device__ __forceinline__ void ninfer_prefetch_l2(const void* p)
-{
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
 // Predicated forms (one setp + a predicated load, no branch): r keeps its value when !pred.
 __device__ __forceinline__ void ninfer_ld_stream_v4_if(uint4& r, const uint4* p, int pred)
 {
