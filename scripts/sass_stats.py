@@ -41,8 +41,14 @@ def nvdisasm():
     return path
 
 
-def find_ptx(variant):
-    found = glob.glob(os.path.join(ROOT, "target", "*", "build", "ninfer-runtime-*", "out", "ptx", variant + ".ptx"))
+def find_ptx(variant, arch):
+    # sm_90a: the variant's architecture-specific compute_90a PTX where the family has one
+    names = [variant + ".compute_90a.ptx", variant + ".ptx"] if arch == "sm_90a" else [variant + ".ptx"]
+    found = []
+    for name in names:
+        found = glob.glob(os.path.join(ROOT, "target", "*", "build", "ninfer-runtime-*", "out", "ptx", name))
+        if found:
+            break
     if not found:
         sys.exit(f"sass_stats: no PTX for {variant!r} under target/*/build (run `cargo build --release`; "
                  f"names are <family>__<schedule> or <module>__default)")
@@ -85,7 +91,7 @@ def main():
     ap.add_argument("--top", type=int, default=10, help="opcodes listed per loop")
     args = ap.parse_args()
 
-    ptx = find_ptx(args.variant)
+    ptx = find_ptx(args.variant, args.arch)
     ptxas = os.path.join(cuda_root(), "bin", "ptxas")
     with tempfile.TemporaryDirectory() as tmp:
         cubin = os.path.join(tmp, "k.cubin")

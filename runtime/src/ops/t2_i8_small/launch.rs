@@ -52,12 +52,39 @@ pub fn upload(gpu: &Gpu, packed: &PackedTernary, shape: Shape) -> anyhow::Result
     })
 }
 
-/// Quantized activations for up to `capacity` tokens of K features.
+/// Quantized activations for up to `capacity` tokens of K features. `xqw`: the codes
+/// again in the k order of the warpgroup (`wgmma`) variants, written by
+/// `quantize(.., ActOrder::AlsoWarpgroup)` only (docs/formats.md).
 pub struct Activations {
     pub k: usize,
     pub capacity: usize,
     pub xq: CudaSlice<i8>,
     pub xs: CudaSlice<f16>,
+    pub xqw: CudaSlice<i8>,
+}
+
+/// Which layouts `quantize` writes: the codes and scales every variant reads, and for the
+/// warpgroup variants also `xqw` (module quant_act_i8_wg: a few more stores).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActOrder {
+    Plain,
+    AlsoWarpgroup,
+}
+
+impl ActOrder {
+    /// What the launches of `variants` read.
+    pub fn for_variants<'a>(variants: impl IntoIterator<Item = &'a Variant>) -> ActOrder {
+        if variants.into_iter().any(is_warpgroup) {
+            ActOrder::AlsoWarpgroup
+        } else {
+            ActOrder::Plain
+        }
+    }
+}
+
+/// A warpgroup (`wgmma = 1`) schedule: reads `xqw` instead of `xq`.
+pub fn is_warpgroup(variant: &Variant) -> bool {
+    variant.param("wgmma").unwrap_or(0) == 1
 }
 
 impl Activations {
@@ -67,20 +94,28 @@ impl Activations {
             capacity,
             xq: gpu.stream.alloc_zeros(capacity * k)?,
             xs: gpu.stream.alloc_zeros(capacity * (k / ACT_GROUP))?,
+            xqw: gpu.stream.alloc_zeros(capacity * k)?,
         })
     }
 }
 
-fn quant_variant() -> &'static Variant {
-    catalog::module("quant_act_i8").expect("catalog.toml declares module quant_act_i8")
+/// The quantization module that writes `order`'s layouts.
+pub fn quant_variant(order: ActOrder) -> &'static Variant {
+    let name = match order {
+        ActOrder::Plain => "quant_act_i8",
+        ActOrder::AlsoWarpgroup => "quant_act_i8_wg",
+    };
+    catalog::module(name).unwrap_or_else(|| panic!("catalog.toml declares module {name}"))
 }
 
-/// BF16 x[t][k] → int8 + FP16 scale per (token, 64-wide group).
+/// BF16 x[t][k] → int8 + FP16 scale per (token, 64-wide group), and with
+/// `ActOrder::AlsoWarpgroup` the codes in the warpgroup variants' order too.
 pub fn quantize(
     gpu: &Gpu,
     x: &CudaSlice<bf16>,
     t: usize,
     act: &mut Activations,
+    order: ActOrder,
 ) -> anyhow::Result<()> {
     ensure!(
         t <= act.capacity,
@@ -92,7 +127,7 @@ pub fn quantize(
         "input holds fewer than {t} x {} values",
         act.k
     );
-    let variant = quant_variant();
+    let variant = quant_variant(order);
     let f = gpu.function(variant)?;
     let groups = t * act.k / ACT_GROUP;
     let warps_per_block = variant.launch.threads as usize / 32;
@@ -105,9 +140,11 @@ pub fn quantize(
     let mut args = KernelArgs::new();
     args.buffer(gpu, x)
         .buffer(gpu, &act.xq)
-        .buffer(gpu, &act.xs)
-        .value(t_i)
-        .value(k_i);
+        .buffer(gpu, &act.xs);
+    if order == ActOrder::AlsoWarpgroup {
+        args.buffer(gpu, &act.xqw);
+    }
+    args.value(t_i).value(k_i);
     let pdl = gpu.pdl_for(variant, LaunchOrder::First);
     unsafe { launch(gpu, f, cfg, &mut args, pdl, variant.name) }
 }
@@ -168,7 +205,8 @@ pub fn project(
     let pdl = gpu.pdl_for(variant, LaunchOrder::Second);
     let mut shared = (variant.launch.shared_bytes
         + act_smem_bytes(variant, k, k_split, width)
-        + row_band_ring_bytes(variant)) as usize;
+        + row_band_ring_bytes(variant)
+        + warpgroup_ring_bytes(variant)) as usize;
     if pdl {
         shared = even_share_smem(gpu, f, variant, shared, grid)?;
     }
@@ -182,7 +220,11 @@ pub fn project(
         block_dim: (variant.launch.threads, 1, 1),
         shared_mem_bytes: shared as u32,
     };
-    let xq = act.xq.slice(first * k..);
+    let xq = if is_warpgroup(variant) {
+        act.xqw.slice(first * k..)
+    } else {
+        act.xq.slice(first * k..)
+    };
     let xs = act.xs.slice(first * (k / ACT_GROUP)..);
     let y_rows = y.slice_mut(first * n..);
     let (n_i, k_i, t_i) = (n as i32, k as i32, width as i32);
@@ -223,6 +265,21 @@ pub fn row_band_ring_bytes(variant: &Variant) -> u32 {
     (p("stages") + 1) * 8 * p("column_tiles") * (192 + 4)
 }
 
+/// Dynamic shared memory of a warpgroup (`wgmma`) variant's activation ring (0 for the
+/// others): the power of two above `stages` (at least 4) of stages, each one group's
+/// activations of `8 * column_tiles` tokens (128 bytes of codes, a float4 and an FP16
+/// pair of scales per token) and each warp's weights of the group (512 bytes of codes, 32
+/// of scales), plus 1024 bytes to align the ring for wgmma: the kernel's `T2W_SMEM`
+/// (common/t2_warpgroup.cuh), which traps if it is given less.
+pub fn warpgroup_ring_bytes(variant: &Variant) -> u32 {
+    let p = |name: &str| variant.param(name).unwrap_or(0) as u32;
+    if p("wgmma") == 0 {
+        return 0;
+    }
+    let stages = (p("stages") + 1).next_power_of_two().max(4);
+    1024 + stages * (8 * p("column_tiles") * (128 + 16 + 4) + p("k_warps") * 544)
+}
+
 /// The `act_smem` staging layout (the kernel's, also used by `emulate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ActSmemLayout {
@@ -254,7 +311,18 @@ pub fn forward(
     y: &mut CudaSlice<bf16>,
     choose: &dyn Fn(u32) -> &'static Variant,
 ) -> anyhow::Result<()> {
-    quantize(gpu, x, t, act)?;
+    let mut launches = Vec::new();
+    crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |_, width| {
+        launches.push(choose(width as u32));
+        Ok(())
+    })?;
+    quantize(
+        gpu,
+        x,
+        t,
+        act,
+        ActOrder::for_variants(launches.iter().copied()),
+    )?;
     crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |first, width| {
         project(gpu, choose(width as u32), w, act, first, width, y)
     })

@@ -5,7 +5,7 @@ use cudarc::driver::CudaSlice;
 use half::bf16;
 
 use super::launch::{self as t2, Shape};
-use super::{reference, synthetic};
+use super::{pack, reference, synthetic};
 use crate::catalog::{self, Family, Variant};
 use crate::check::{compare_rows, poison};
 use crate::gpu::Gpu;
@@ -41,11 +41,16 @@ impl RoutedOp for T2I8Small {
             .map(|_| t2::upload(gpu, &packed, shape))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let x_host = synthetic::random_activations(tokens, shape.k, seed ^ 0x5eed);
+        let x = gpu.stream.clone_htod(&x_host)?;
+        // Every layout filled once, so that launches timed alone (routed_only) read these
+        // activations whichever variant they run.
+        let mut act = t2::Activations::new(gpu, tokens, shape.k)?;
+        t2::quantize(gpu, &x, tokens, &mut act, t2::ActOrder::AlsoWarpgroup)?;
         Ok(Box::new(T2Prepared {
             shape,
             tokens,
-            x: gpu.stream.clone_htod(&x_host)?,
-            act: t2::Activations::new(gpu, tokens, shape.k)?,
+            x,
+            act,
             y: gpu.stream.alloc_zeros(tokens * shape.n)?,
             weights,
             dense,
@@ -119,28 +124,48 @@ impl Prepared for T2Prepared {
             k,
             tokens,
         ));
-        // The activation quantization kernel, against the CPU rule: ties may round the
-        // other way after a different division order, nothing else may differ.
-        t2::quantize(gpu, &self.x, tokens, &mut self.act)?;
-        let xq = gpu.stream.clone_dtoh(&self.act.xq)?;
-        let xs = gpu.stream.clone_dtoh(&self.act.xs)?;
-        let scale_mismatch = xs
-            .iter()
-            .zip(&xs_ref)
-            .filter(|(a, b)| a.to_bits() != b.to_bits())
-            .count();
-        let off_by_more = xq
-            .iter()
-            .zip(&xq_ref)
-            .filter(|(a, b)| (**a as i32 - **b as i32).abs() > 1)
-            .count();
-        let off_by_one = xq.iter().zip(&xq_ref).filter(|(a, b)| a != b).count();
-        Ok(vec![HelperCheck {
-            variant: catalog::module("quant_act_i8").map(|v| v.name).unwrap_or("quant_act_i8").into(),
-            error: off_by_one as f64 / xq.len() as f64,
-            pass: scale_mismatch == 0 && off_by_more == 0 && off_by_one * 1000 <= xq.len(),
-            note: format!("{scale_mismatch} scales differ, {off_by_one} codes differ by 1, {off_by_more} by more"),
-        }])
+        // The activation quantization kernels, against the CPU rule: ties may round the
+        // other way after a different division order, nothing else may differ; the
+        // warpgroup copy must be the plain codes in its order (docs/formats.md). The
+        // second (AlsoWarpgroup) run leaves every layout filled for the variants.
+        let mut checks = Vec::new();
+        for order in [t2::ActOrder::Plain, t2::ActOrder::AlsoWarpgroup] {
+            gpu.stream.memset_zeros(&mut self.act.xq)?;
+            gpu.stream.memset_zeros(&mut self.act.xqw)?;
+            t2::quantize(gpu, &self.x, tokens, &mut self.act, order)?;
+            let xq = gpu.stream.clone_dtoh(&self.act.xq)?;
+            let xs = gpu.stream.clone_dtoh(&self.act.xs)?;
+            let scale_mismatch = xs
+                .iter()
+                .zip(&xs_ref)
+                .filter(|(a, b)| a.to_bits() != b.to_bits())
+                .count();
+            let off_by_more = xq
+                .iter()
+                .zip(&xq_ref)
+                .filter(|(a, b)| (**a as i32 - **b as i32).abs() > 1)
+                .count();
+            let off_by_one = xq.iter().zip(&xq_ref).filter(|(a, b)| a != b).count();
+            let mut pass = scale_mismatch == 0 && off_by_more == 0 && off_by_one * 1000 <= xq.len();
+            let mut note = format!("{scale_mismatch} scales differ, {off_by_one} codes differ by 1, {off_by_more} by more");
+            if order == t2::ActOrder::AlsoWarpgroup {
+                let xqw = gpu.stream.clone_dtoh(&self.act.xqw)?;
+                let misplaced = xqw
+                    .iter()
+                    .zip(pack::warpgroup_order(&xq, k))
+                    .filter(|(a, b)| *a != b)
+                    .count();
+                pass &= misplaced == 0;
+                note.push_str(&format!(", {misplaced} warpgroup-order codes misplaced"));
+            }
+            checks.push(HelperCheck {
+                variant: t2::quant_variant(order).name.into(),
+                error: off_by_one as f64 / xq.len() as f64,
+                pass,
+                note,
+            });
+        }
+        Ok(checks)
     }
 
     fn ready_output_for_check(&mut self, gpu: &Gpu) -> anyhow::Result<()> {

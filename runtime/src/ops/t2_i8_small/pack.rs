@@ -87,6 +87,25 @@ pub fn code_coord(slot: Slot) -> (usize, usize) {
     (row, kk)
 }
 
+/// The activation codes `xq[t][k]` in the k order of the warpgroup (`wgmma`) schedules
+/// (module quant_act_i8_wg's `xqw`, docs/formats.md): inside each 128-wide group, the 4
+/// bytes at k offset `64h + 16q + 8s + 4e` move to offset `4 * (8 * (2h + s) + 4e + q)`.
+/// wgmma reads B in natural k order, and lane `q`'s A fragment holds k-step `2h + s`'s
+/// k = `4q..` (e = 0) and `16 + 4q..` (e = 1): this puts under each weight the activation
+/// the pair codes pair it with.
+pub fn warpgroup_order(xq: &[i8], k: usize) -> Vec<i8> {
+    assert!(k % GROUP == 0 && xq.len() % k == 0);
+    let mut out = vec![0i8; xq.len()];
+    for (src, dst) in xq.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
+        for c in 0..GROUP / 4 {
+            let (h, q, s, e) = (c / 16, (c % 16) / 4, (c / 2) % 2, c % 2);
+            let to = 4 * (8 * (2 * h + s) + 4 * e + q);
+            dst[to..to + 4].copy_from_slice(&src[4 * c..4 * c + 4]);
+        }
+    }
+    out
+}
+
 /// Nibbles 0..=7 → (x, y): the kernel's PRMT tables (common/ternary_i8.cuh).
 pub const PAIRS: [(i8, i8); 8] = [
     (0, 0),
@@ -219,6 +238,41 @@ pub fn unpack_ternary(p: &PackedTernary) -> (Vec<i8>, Vec<f16>) {
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    /// Against the fragment layouts: wgmma's register A operand of a k32 s8 step is
+    /// mma.m16n8k32's (lane q: a[0..1] k = 4q + j, a[2..3] k = 16 + 4q + j), the decode
+    /// puts nibble i of word s in byte i % 4 of a[2 * (i / 4) + member], and B is read at
+    /// k-step s's natural offset 32 s + k. So the weight in (lane, s, i) meets the
+    /// activation at 32 s + 16 (i / 4) + 4 q + i % 4, which must be the one at its own k.
+    #[test]
+    fn warpgroup_order_pairs_each_weight_with_its_activation() {
+        let k = 256;
+        let xq: Vec<i8> = (0..2 * k).map(|i| (i % 251) as i8).collect();
+        let w = warpgroup_order(&xq, k);
+        for token in 0..2 {
+            for g in 0..k / GROUP {
+                for lane in 0..4 {
+                    for word in 0..4 {
+                        for nibble in 0..8 {
+                            let (_, kk) = code_coord(Slot {
+                                lane,
+                                word,
+                                nibble,
+                                member: 0,
+                            });
+                            let logical = 32 * word + 16 * (nibble / 4) + 4 * lane + nibble % 4;
+                            let base = token * k + g * GROUP;
+                            assert_eq!(
+                                w[base + logical],
+                                xq[base + kk],
+                                "lane {lane} word {word} nibble {nibble}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn slot_mapping_is_a_bijection() {

@@ -1,0 +1,396 @@
+// common/t2_warpgroup.cuh: t2_i8_small's warpgroup schedules (wgmma = 1, suffix g), which
+// t2_i8_small.cu.tera renders instead of its per-warp kernel.
+// NOTE: this file is rendered through tera: never write "{" directly followed by "%", "{" or "#".
+//
+// The arithmetic is the row_bands schedule's with one 16-row tile per warp (the same exact
+// int32 sum per 64-wide chunk, the same fp32 rescale in the same group order, the same
+// K-split sums: emulate.rs's banded schedule), so the CPU emulation covers it. What differs
+// is where the activations live and who multiplies:
+//   - each warpgroup (4 warps, 64 rows: one wgmma M tile) sums its rows over all of the
+//     CTA's K range; the CTA's warpgroups share one activation ring in shared memory, one
+//     stage per 128-wide group, `stages` groups ahead (cp.async);
+//   - on sm_90a (compute_90a PTX) the chunk sums are wgmma m64n<8 x column_tiles>k32 with
+//     the decoded weights as the register A operand and the ring stage as B, waited for
+//     before their rescale (other warps hide the wait: one register set, four warpgroups
+//     per SM); elsewhere each warp runs
+//     mma.sync on the same ring, so the variant is correct on every architecture;
+//   - B must hold, at wgmma's k position (k-step s, k), the activation byte that the pair
+//     codes put there for mma.sync lanes (docs/formats.md: lane q's 16-byte block of a
+//     chunk holds its two k-steps' k = 4q.., 16 + 4q..): the kernel reads the activation
+//     codes from quant_act_i8_wg's copy in that order (`xqw`, launch.rs passes it as xq)
+//     and copies them 16 bytes at a time into wgmma's K-major 128-byte-swizzled layout.
+// Launch: grid (n / (16 * k_warps), k_split), block 32 * k_warps, dynamic shared memory
+// T2W_SMEM (launch.rs warpgroup_ring_bytes: the ring, 1024-byte aligned inside).
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+{% include "common/types.cuh" %}
+{% include "common/ternary_i8.cuh" %}
+{% include "common/pdl.cuh" %}
+{% include "common/l2_prefetch.cuh" %}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define T2W_WG 1
+#else
+#define T2W_WG 0
+#endif
+#define T2W_WARPS {{ k_warps }}
+#define T2W_CT {{ column_tiles }}
+#define T2W_N (T2W_CT * 8)          /* tokens per launch at most: the MMA's N */
+#define T2W_D (T2W_CT * 4)          /* accumulator registers per thread and chunk */
+#define T2W_LOOK {{ stages }}       /* groups ahead: ring copies of weights and activations */
+// Ring stages: a power of two (stage = group & (RING - 1)) above LOOK (group i + LOOK refills
+// the stage of group i - 1 or older, which every thread is done with after step i's barrier).
+#define T2W_RING (T2W_LOOK < 4 ? 4 : T2W_LOOK < 8 ? 8 : 16)
+#define T2W_KS {{ k_split }}
+#define T2W_L2PF {{ l2_prefetch }}
+#define T2W_THREADS (T2W_WARPS * 32)
+#define T2W_ROWS (T2W_WARPS * 16)
+// Ring stage s: activation codes at s * XQ (N rows of 128 bytes, swizzled), the group's
+// scales as floats {xs0, xs1, -MAGIC * xs0, 0} per token at XF0 + s * XF, the raw FP16
+// pairs they are converted from at XR0 + s * XR.
+#define T2W_XQ (T2W_N * 128)
+#define T2W_XF (T2W_N * 16)
+#define T2W_XR (T2W_N * 4)
+// Each warp's weights of the group (its tile's 512-byte block and the 32 bytes of scales)
+// come through the ring too, at XW0 + s * XW + warp * 544: no register holds a load in
+// flight (with the weights in registers, `stages` ahead, the kernel spilled them).
+#define T2W_XW (T2W_WARPS * 544)
+#define T2W_XF0 (T2W_RING * T2W_XQ)
+#define T2W_XR0 (T2W_XF0 + T2W_RING * T2W_XF)
+#define T2W_XW0 (T2W_XR0 + T2W_RING * T2W_XR)
+#define T2W_SMEM (1024 + T2W_XW0 + T2W_RING * T2W_XW)
+// Resident CTAs per SM the registers must allow (128 registers a thread): 4 of one
+// warpgroup, 2 of two.
+#define T2W_MIN_CTAS (T2W_WARPS == 4 ? 4 : 2)
+#define T2W_MAGIC 12582912.0f
+static_assert(T2W_WARPS == 4 || T2W_WARPS == 8, "one or two warpgroups");
+static_assert(T2W_LOOK >= 2, "group i + 1 has landed when group i is consumed");
+static_assert(T2W_LOOK < 16, "launch.rs warpgroup_ring_bytes: the ring is the power of two above LOOK");
+static_assert(T2W_CT == 1 || T2W_CT == 2 || T2W_CT == 4, "wgmma N = 8, 16, 32");
+static_assert((T2W_N * 32) % T2W_THREADS == 0, "every thread copies the same number of pieces");
+static_assert({{ tiles_per_warp }} == 1 && {{ words }} == 1 && {{ act_prefetch }} == 0 && {{ act_smem }} == 0 &&
+                  {{ one_token }} == 0 && {{ row_bands }} == 0 && {{ cluster }} == 0,
+              "the warpgroup schedule: one 16-row tile per warp, its own activation path");
+
+__device__ __forceinline__ uint32_t t2w_smem_u32(const void* p) { return (uint32_t)__cvta_generic_to_shared(p); }
+// One value made opaque: the compiler keeps it in a register instead of recomputing it
+// from the thread index at every use (which it did for every copy address, every step).
+template <typename T> __device__ __forceinline__ T t2w_opaque(T v)
+{
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long u = (unsigned long long)v;
+        asm volatile("" : "+l"(u));
+        return (T)u;
+    } else {
+        unsigned int u = (unsigned int)v;
+        asm volatile("" : "+r"(u));
+        return (T)u;
+    }
+}
+// Shared memory through 32-bit addresses computed once (generic pointers cost a window
+// conversion at every access).
+__device__ __forceinline__ void t2w_cp16(uint32_t dst, const void* src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void t2w_cp4(uint32_t dst, const void* src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ unsigned int t2w_lds_u32(uint32_t a)
+{
+    unsigned int v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
+    return v;
+}
+__device__ __forceinline__ uint4 t2w_lds_u4(uint32_t a)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 { %0, %1, %2, %3 }, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
+    return v;
+}
+__device__ __forceinline__ float4 t2w_lds_f4(uint32_t a)
+{
+    float4 v;
+    asm volatile("ld.shared.v4.f32 { %0, %1, %2, %3 }, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(a) : "memory");
+    return v;
+}
+__device__ __forceinline__ void t2w_sts_f4(uint32_t a, float4 v)
+{
+    asm volatile("st.shared.v4.f32 [%0], { %1, %2, %3, %4 };\n" ::"r"(a), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
+}
+
+// Byte `b` (0..127) of token row r in a stage: wgmma's K-major 128-byte swizzle (8-row atoms
+// of 1024 bytes, 16-byte chunk XOR the row's low three bits).
+__device__ __forceinline__ int t2w_swz(int r, int b)
+{
+    return (r >> 3) * 1024 + (r & 7) * 128 + ((((b >> 4) ^ r) & 7) << 4) + (b & 15);
+}
+
+#if T2W_WG
+__device__ __forceinline__ void t2w_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void t2w_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void t2w_wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
+// Registers through an empty volatile asm: computed before the next volatile asm (the A
+// operands and the MAGIC start before the fence), or read after the previous one (the
+// sums after the wait). Otherwise the compiler moves them across, and ptxas then waits
+// for the MMAs in between or serializes every wgmma of the kernel.
+template <typename R, int N> __device__ __forceinline__ void t2w_pin(R (&r)[N])
+{
+#pragma unroll
+    for (int e = 0; e < N; ++e) asm volatile("" : "+r"(r[e])::"memory");
+}
+// d[64 rows of the warpgroup x N tokens] += A (the warp's 16 rows x 32 k, mma.sync's A
+// fragment) x B (the stage's N tokens x 32 k at desc)
+__device__ __forceinline__ void t2w_wgmma(int (&d)[T2W_D], const unsigned int (&a)[4], uint64_t desc)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n{{ column_tiles * 8 }}k32.s32.s8.s8 { "
+                 "{% for i in range(end=column_tiles * 4) %}%{{ i }}{% if not loop.last %}, {% endif %}{% endfor %} }, "
+                 "{ %{{ column_tiles * 4 }}, %{{ column_tiles * 4 + 1 }}, %{{ column_tiles * 4 + 2 }}, %{{ column_tiles * 4 + 3 }} }, "
+                 "%{{ column_tiles * 4 + 4 }}, 1;\n"
+                 : {% for i in range(end=column_tiles * 4) %}"+r"(d[{{ i }}]){% if not loop.last %}, {% endif %}{% endfor %}
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
+}
+#endif
+
+// The chunk sums of one group (d[c]: chunk c, onto MAGIC) from the decoded weights a[k-step]
+// and the ring stage xq_s, complete on return.
+__device__ __forceinline__ void t2w_mma_group(int (&d)[2][T2W_D], const unsigned int (&a)[4][4], uint32_t xq_s,
+                                              int g, int q)
+{
+#pragma unroll
+    for (int c = 0; c < 2; ++c)
+#pragma unroll
+        for (int e = 0; e < T2W_D; ++e) d[c][e] = 0x4B400000;
+#if T2W_WG
+    // 128-byte swizzle, SBO 1024 (the next 8 tokens), LBO unused for K-major; a k-step is
+    // the next 32 bytes of the rows (2 in the 16-byte address field)
+    const uint64_t desc = (uint64_t)((xq_s & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
+#pragma unroll
+    for (int s = 0; s < 4; ++s) t2w_pin(a[s]);
+    t2w_pin(d[0]);
+    t2w_pin(d[1]);
+    t2w_wg_fence();
+#pragma unroll
+    for (int s = 0; s < 4; ++s) t2w_wgmma(d[s >> 1], a[s], desc + 2 * s);
+    t2w_wg_commit();
+    t2w_wg_wait<0>();
+    t2w_pin(d[0]);
+    t2w_pin(d[1]);
+#else
+#pragma unroll
+    for (int s = 0; s < 4; ++s)
+#pragma unroll
+        for (int j = 0; j < T2W_CT; ++j) {
+            const int r = 8 * j + g;
+            const unsigned int b0 = t2w_lds_u32(xq_s + t2w_swz(r, 32 * s + 4 * q));
+            const unsigned int b1 = t2w_lds_u32(xq_s + t2w_swz(r, 32 * s + 16 + 4 * q));
+            int c[4] = {d[s >> 1][4 * j], d[s >> 1][4 * j + 1], d[s >> 1][4 * j + 2], d[s >> 1][4 * j + 3]};
+            int o[4];
+            ninfer_mma_s8(o, a[s], b0, b1, c);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) d[s >> 1][4 * j + e] = o[e];
+        }
+#endif
+}
+
+// acc += w_scale * (sum0 * xs0 + sum1 * xs1), t2_i8_small's rescale (same operations, same
+// order): element e of n-tile j is row g (e < 2) or g + 8, token 8j + 2q + (e & 1).
+__device__ __forceinline__ void t2w_rescale(float (&acc)[T2W_D], const int (&d)[2][T2W_D], unsigned int sc,
+                                            uint32_t xf, int q)
+{
+    const float wg = ninfer_half_lo(sc), wg8 = ninfer_half_hi(sc);
+#pragma unroll
+    for (int j = 0; j < T2W_CT; ++j) {
+        const float4 x0 = t2w_lds_f4(xf + 16 * (8 * j + 2 * q)), x1 = t2w_lds_f4(xf + 16 * (8 * j + 2 * q + 1));
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const float4 x = (e & 1) ? x1 : x0;
+            float p = fmaf(__int_as_float(d[0][4 * j + e]), x.x, x.z);
+            p = fmaf(__int_as_float(d[1][4 * j + e]) - T2W_MAGIC, x.y, p);
+            acc[4 * j + e] = fmaf(p, e < 2 ? wg : wg8, acc[4 * j + e]);
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry }}(const uint4* __restrict__ w_codes,
+                                                                                  const __half* __restrict__ w_scales,
+                                                                                  const int8_t* __restrict__ xq,
+                                                                                  const __half* __restrict__ xs,
+                                                                                  __nv_bfloat16* __restrict__ y,
+                                                                                  int n, int k, int t,
+                                                                                  float* __restrict__ ws,
+                                                                                  unsigned int* __restrict__ cnt)
+{
+    extern __shared__ __align__(16) unsigned char t2w_dyn[];
+    const uint32_t ring = (t2w_smem_u32(t2w_dyn) + 1023u) & ~1023u; // shared address, 1024-aligned
+    {
+        uint32_t dyn;
+        asm("mov.u32 %0, %%dynamic_smem_size;\n" : "=r"(dyn));
+        if (dyn < (uint32_t)T2W_SMEM) __trap(); // the host's warpgroup_ring_bytes disagrees
+    }
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const int G = k >> 7, ch = k >> 6;
+    // This CTA's K range: groups gb .. gb + GL.
+    const int gb = T2W_KS == 1 ? 0 : (int)(blockIdx.y * G / T2W_KS);
+    const int GL = T2W_KS == 1 ? G : (int)((blockIdx.y + 1) * G / T2W_KS) - gb;
+    const size_t tile = (size_t)blockIdx.x * T2W_WARPS + warp; // the warp's 16-row tile
+    const uint4* wq = (const uint4*)t2w_opaque((size_t)(w_codes + (tile * G + gb) * 32 + lane)); // lane's 16 bytes
+    const __half* sq = (const __half*)t2w_opaque((size_t)(w_scales + (tile * G + gb) * 16 + 8 * (lane & 1))); // lanes 0, 1
+    const uint32_t w_own = t2w_opaque(ring + T2W_XW0 + warp * 544);          // + stage * XW
+
+    // Ring copies: 16-byte chunk c of token row r (xq here is quant_act_i8_wg's `xqw`, whose
+    // 128-byte groups are already in wgmma's k order) lands on chunk c ^ (r & 7) of the
+    // stage's row r. Thread tid takes chunks idx = tid + m * THREADS (r = idx / 8, c = idx %
+    // 8) of tokens r < t. The rows of tokens >= t are not copied: whatever the stage holds
+    // there only reaches columns that are not stored (int8 codes, and scales that are never
+    // converted: NaN or Inf stays in those columns).
+    constexpr int CHUNKS = T2W_N * 8;
+    constexpr int PER_THREAD = (CHUNKS + T2W_THREADS - 1) / T2W_THREADS;
+    const int8_t* src_row[PER_THREAD];
+    uint32_t dst_off[PER_THREAD];
+    int copies[PER_THREAD];
+#pragma unroll
+    for (int m = 0; m < PER_THREAD; ++m) {
+        const int idx = tid + m * T2W_THREADS, r = idx >> 3, c = idx & 7;
+        copies[m] = t2w_opaque((int)(idx < CHUNKS && r < t));
+        src_row[m] = (const int8_t*)t2w_opaque((size_t)(xq + (size_t)(copies[m] ? r : 0) * k + (size_t)gb * 128 + 16 * c));
+        dst_off[m] = t2w_opaque(ring + t2w_swz(r, 16 * c));
+    }
+    // the token whose scales it copies and converts
+    const int copies_xs = t2w_opaque((int)(tid < T2W_N && tid < t));
+    const __half* xs_src = (const __half*)t2w_opaque((size_t)(xs + (size_t)(copies_xs ? tid : 0) * ch + 2 * gb));
+    const uint32_t xr_own = t2w_opaque(ring + T2W_XR0 + 4 * tid), xf_own = t2w_opaque(ring + T2W_XF0 + 16 * tid);
+    // Group j's weights into its stage: every lane 16 bytes of codes, lanes 0 and 1 the scales.
+    auto fill_weights = [&](int j) {
+        if (j < GL) {
+            const uint32_t dst = w_own + (j & (T2W_RING - 1)) * T2W_XW;
+            t2w_cp16(dst + 16 * lane, wq + (size_t)j * 32);
+            if (lane < 2) t2w_cp16(dst + 512 + 16 * lane, sq + (size_t)j * 16);
+        }
+    };
+    // Group j's activations into its stage (the weights: fill_weights), committed.
+    auto fill = [&](int j) {
+        if (j < GL) {
+            const int s = j & (T2W_RING - 1);
+#pragma unroll
+            for (int m = 0; m < PER_THREAD; ++m)
+                if (copies[m]) t2w_cp16(dst_off[m] + s * T2W_XQ, src_row[m] + (size_t)j * 128);
+            if (copies_xs) t2w_cp4(xr_own + s * T2W_XR, xs_src + 2 * j);
+        }
+        ninfer_cp_async_commit(); // always: every thread counts the same groups
+    };
+    // Group j's scales (landed: this thread copied them) as the rescale's floats.
+    auto convert = [&](int j) {
+        const int s = j & (T2W_RING - 1);
+        const unsigned int pr = t2w_lds_u32(xr_own + s * T2W_XR);
+        const float x0 = ninfer_half_lo(pr), x1 = ninfer_half_hi(pr);
+        t2w_sts_f4(xf_own + s * T2W_XF, make_float4(x0, x1, -T2W_MAGIC * x0, 0.0f));
+    };
+
+    // The first groups' weights before the wait (they do not depend on the kernel ahead),
+    // committed with group 0's activations.
+#pragma unroll
+    for (int j = 0; j < T2W_LOOK; ++j) fill_weights(j);
+#if T2W_L2PF
+    // l2_prefetch: groups T2W_L2PF ahead asked into L2 (a line per 8 lanes, the scales' by
+    // lane 0); LOOK .. L2PF - 1 now.
+    auto prefetch = [&](int j) {
+        if (j < GL) {
+            if ((lane & 7) == 0) ninfer_prefetch_l2(wq + (size_t)j * 32);
+            if (lane == 0) ninfer_prefetch_l2(sq + (size_t)j * 16);
+        }
+    };
+    for (int j = T2W_LOOK; j < T2W_L2PF; ++j) prefetch(j);
+#endif
+    NINFER_PDL_WAIT(); // the activations: the quantization ahead writes them
+#pragma unroll
+    for (int j = 0; j < T2W_LOOK; ++j) fill(j);
+    ninfer_cp_async_wait<T2W_LOOK - 1>();
+    if (copies_xs) convert(0);
+
+    float acc[T2W_D];
+#pragma unroll
+    for (int e = 0; e < T2W_D; ++e) acc[e] = 0.0f;
+    // The decode tables' register operands, opaque and not uniform (tid + t >= 1: tz = 0)
+    // so that the compiler keeps them in two registers instead of copying them from a
+    // uniform register before every PRMT.
+    const unsigned int tz = (unsigned int)(tid + t) >> 31;
+    const unsigned int tab_x = NINFER_T2_XA | tz, tab_y = NINFER_T2_YA | tz;
+
+    // Step i: group i's MMAs and rescale.
+    auto step = [&](const int i) {
+        const int s = i & (T2W_RING - 1);
+        // Stage i landed for every thread (after the barrier); i + 1 for this one.
+        ninfer_cp_async_wait<T2W_LOOK - 2>();
+        if (copies_xs && i + 1 < GL) convert(i + 1);
+#if T2W_WG
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); // cp.async data -> wgmma reads
+#endif
+        __syncthreads(); // also: every thread is past step i - 1, whose stage group i + LOOK may take
+        fill_weights(i + T2W_LOOK);
+        fill(i + T2W_LOOK);
+        const uint32_t w_s = w_own + s * T2W_XW;
+        const uint4 cw = t2w_lds_u4(w_s + 16 * lane);
+        const unsigned int sc = t2w_lds_u32(w_s + 512 + 4 * g);
+        unsigned int a[4][4];
+        ninfer_decode_ternary_word(cw.x, a[0], tab_x, tab_y);
+        ninfer_decode_ternary_word(cw.y, a[1], tab_x, tab_y);
+        ninfer_decode_ternary_word(cw.z, a[2], tab_x, tab_y);
+        ninfer_decode_ternary_word(cw.w, a[3], tab_x, tab_y);
+#if T2W_L2PF
+        prefetch(i + T2W_L2PF);
+#endif
+        int d[2][T2W_D];
+        t2w_mma_group(d, a, ring + s * T2W_XQ, g, q);
+        t2w_rescale(acc, d, sc, ring + T2W_XF0 + s * T2W_XF, q);
+    };
+#pragma unroll 2
+    for (int i = 0; i < GL; ++i) step(i);
+
+    NINFER_PDL_TRIGGER(); // the next kernel may be scheduled (it waits for this one)
+
+    // Thread's sums: rows row0 + lr (e < 2) and + 8, tokens 8j + 2q + (e & 1).
+    const int row0 = blockIdx.x * T2W_ROWS;
+    const int lr = warp * 16 + g;
+    if constexpr (T2W_KS == 1) {
+#pragma unroll
+        for (int j = 0; j < T2W_CT; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int col = 8 * j + 2 * q + (e & 1);
+                if (col < t) y[(size_t)col * n + row0 + lr + (e < 2 ? 0 : 8)] = __float2bfloat16_rn(acc[4 * j + e] + 0.0f);
+            }
+    } else {
+        // ws of this row tile: [k_split][N][ROWS] fp32 partials; the last CTA of the tile to
+        // arrive (cnt) adds them in split order, stores BF16, sets cnt back to zero.
+        float* part = ws + (size_t)blockIdx.x * (T2W_KS * T2W_N * T2W_ROWS);
+#pragma unroll
+        for (int j = 0; j < T2W_CT; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int col = 8 * j + 2 * q + (e & 1);
+                if (col < t) __stcg(part + (blockIdx.y * T2W_N + col) * T2W_ROWS + lr + (e < 2 ? 0 : 8), acc[4 * j + e] + 0.0f);
+            }
+        __shared__ unsigned int is_last;
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) is_last = atomicAdd(cnt + blockIdx.x, 1u) == T2W_KS - 1;
+        __syncthreads();
+        if (!is_last) return;
+        __threadfence();
+        const int cols = t < T2W_N ? t : T2W_N;
+        for (int pi = tid; pi < cols * (T2W_ROWS / 2); pi += T2W_THREADS) {
+            const int col = pi / (T2W_ROWS / 2), row = (pi % (T2W_ROWS / 2)) * 2;
+            float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+            for (int sp = 0; sp < T2W_KS; ++sp) {
+                const float2 v = __ldcg(reinterpret_cast<const float2*>(part + (sp * T2W_N + col) * T2W_ROWS + row));
+                s0 += v.x;
+                s1 += v.y;
+            }
+            *reinterpret_cast<__nv_bfloat162*>(y + (size_t)col * n + row0 + row) = __floats2bfloat162_rn(s0, s1);
+        }
+        if (tid == 0) cnt[blockIdx.x] = 0u; // every split has arrived: ready for the next launch
+    }
+}
