@@ -7,13 +7,13 @@
 // K-split sums: emulate.rs's banded schedule), so the CPU emulation covers it. What differs
 // is where the activations live and who multiplies:
 //   - each warpgroup (4 warps, 64 rows: one wgmma M tile) sums its rows over all of the
-//     CTA's K range; the CTA's warpgroups share one activation ring in shared memory, one
-//     stage per 128-wide group, `stages` groups ahead (cp.async);
+//     CTA's K range; one ring in shared memory, one stage per 128-wide group, `stages`
+//     groups ahead (cp.async), carries the CTA's activations (shared by its warpgroups)
+//     and each warp's weights (so that no register holds a load in flight);
 //   - on sm_90a (compute_90a PTX) the chunk sums are wgmma m64n<8 x column_tiles>k32 with
 //     the decoded weights as the register A operand and the ring stage as B, waited for
-//     before their rescale (other warps hide the wait: one register set, four warpgroups
-//     per SM); elsewhere each warp runs
-//     mma.sync on the same ring, so the variant is correct on every architecture;
+//     before their rescale (other warpgroups on the SM hide the wait); elsewhere each warp
+//     runs mma.sync on the same ring, so the variant is correct on every architecture;
 //   - B must hold, at wgmma's k position (k-step s, k), the activation byte that the pair
 //     codes put there for mma.sync lanes (docs/formats.md: lane q's 16-byte block of a
 //     chunk holds its two k-steps' k = 4q.., 16 + 4q..): the kernel reads the activation
