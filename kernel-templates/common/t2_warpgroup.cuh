@@ -59,9 +59,11 @@
 #define T2W_XR0 (T2W_XF0 + T2W_RING * T2W_XF)
 #define T2W_XW0 (T2W_XR0 + T2W_RING * T2W_XR)
 #define T2W_SMEM (1024 + T2W_XW0 + T2W_RING * T2W_XW)
-// Resident CTAs per SM the registers must allow (128 registers a thread): 4 of one
-// warpgroup, 2 of two.
-#define T2W_MIN_CTAS (T2W_WARPS == 4 ? 4 : 2)
+// Resident CTAs per SM the registers must allow: with wgmma 5 of one warpgroup (96
+// registers; with a 3-stage ring of 28 KiB five fit in shared memory too), 2 of two
+// (call 9: 3-5 % faster than 4 CTAs with 115 registers and a ring of 8 stages, T = 20-32);
+// the mma.sync path holds B fragments too and is bounded by the register file only.
+#define T2W_MIN_CTAS (T2W_WG ? (T2W_WARPS == 4 ? 5 : 2) : 1)
 #define T2W_MAGIC 12582912.0f
 static_assert(T2W_WARPS == 4 || T2W_WARPS == 8, "one or two warpgroups");
 static_assert(T2W_LOOK >= 2, "group i + 1 has landed when group i is consumed");
