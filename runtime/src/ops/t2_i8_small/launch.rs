@@ -71,17 +71,6 @@ pub enum ActOrder {
     AlsoWarpgroup,
 }
 
-impl ActOrder {
-    /// What the launches of `variants` read.
-    pub fn for_variants<'a>(variants: impl IntoIterator<Item = &'a Variant>) -> ActOrder {
-        if variants.into_iter().any(is_warpgroup) {
-            ActOrder::AlsoWarpgroup
-        } else {
-            ActOrder::Plain
-        }
-    }
-}
-
 /// A warpgroup (`wgmma = 1`) schedule: reads `xqw` instead of `xq`.
 pub fn is_warpgroup(variant: &Variant) -> bool {
     variant.param("wgmma").unwrap_or(0) == 1
@@ -311,18 +300,15 @@ pub fn forward(
     y: &mut CudaSlice<bf16>,
     choose: &dyn Fn(u32) -> &'static Variant,
 ) -> anyhow::Result<()> {
-    let mut launches = Vec::new();
+    // The layouts this call's launches read (no allocation: this is every step's path).
+    let mut order = ActOrder::Plain;
     crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |_, width| {
-        launches.push(choose(width as u32));
+        if is_warpgroup(choose(width as u32)) {
+            order = ActOrder::AlsoWarpgroup;
+        }
         Ok(())
     })?;
-    quantize(
-        gpu,
-        x,
-        t,
-        act,
-        ActOrder::for_variants(launches.iter().copied()),
-    )?;
+    quantize(gpu, x, t, act, order)?;
     crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |first, width| {
         project(gpu, choose(width as u32), w, act, first, width, y)
     })
