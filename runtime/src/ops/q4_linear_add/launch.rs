@@ -13,8 +13,9 @@ use crate::gpu::launch::{even_share_smem, launch, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
 use crate::profile::overrides;
 
-/// Widest launch any q4_linear_add variant serves; wider inputs are split.
-pub const MAX_LAUNCH_WIDTH: usize = 32;
+/// Widest launch any q4_linear_add variant serves; wider inputs are split (and a launch
+/// whose variant serves fewer columns is split again: `launch_plan`).
+pub const MAX_LAUNCH_WIDTH: usize = 64;
 
 pub use crate::ops::shape::Shape;
 
@@ -45,12 +46,14 @@ pub fn family() -> &'static Family {
 /// The scratch of one shape for up to `capacity` tokens: fp32 K-split partial sums for the
 /// widest `ws_per_row` of any variant, one arrival counter per row block (kept zeroed by
 /// the kernels: the last CTA of a row block resets its counter), and the int8 activations
-/// of the `act_i8` schedules.
+/// of the `act_i8` schedules, and the reordered BF16 activations of the `act_wg` ones.
 pub struct Workspace {
     pub n: usize,
     pub ws: CudaSlice<f32>,
     pub counters: CudaSlice<u32>,
     pub act: I8Activations,
+    /// x in the k order of the warpgroup schedules (module q4_act_wg), `k` per token.
+    pub xw: CudaSlice<bf16>,
 }
 
 /// Activations quantized by the module quant_act_i8_q4 for the `act_i8` schedules: int8
@@ -83,6 +86,7 @@ impl Workspace {
                 xq: gpu.stream.alloc_zeros(capacity.max(1) * k)?,
                 aux: gpu.stream.alloc_zeros(capacity.max(1) * (k / GROUP) * 2)?,
             },
+            xw: gpu.stream.alloc_zeros(capacity.max(1) * k)?,
         })
     }
 }
@@ -106,6 +110,74 @@ pub fn runs_as(chosen: &'static Variant, width: u32) -> &'static Variant {
     } else {
         chosen
     }
+}
+
+/// Whether `variant` reads the activations in wgmma's k order (`act_wg`: the warpgroup
+/// schedules).
+pub fn reads_wgmma_order(variant: &Variant) -> bool {
+    variant.launch.extra("act_wg") == Some(1)
+}
+
+/// The launches of the op over `t` tokens: `(first, width, variant)`, at most
+/// `MAX_LAUNCH_WIDTH` columns each; where the variant `choose(width)` names (as it runs in
+/// this process, `runs_as`) serves fewer columns, that launch is split again into pieces
+/// it serves, each with its own width's variant.
+pub fn launch_plan(
+    t: usize,
+    choose: &dyn Fn(u32) -> &'static Variant,
+) -> Vec<(usize, usize, &'static Variant)> {
+    let mut plan = Vec::new();
+    let _ = crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |first, width| {
+        let v = runs_as(choose(width as u32), width as u32);
+        if v.launch.max_width as usize >= width {
+            plan.push((first, width, v));
+            return Ok(());
+        }
+        crate::ops::routed::split_launches(width, v.launch.max_width as usize, |f, w| {
+            plan.push((first + f, w, runs_as(choose(w as u32), w as u32)));
+            Ok(())
+        })
+    });
+    plan
+}
+
+pub fn reorder_module() -> &'static Variant {
+    catalog::module("q4_act_wg").expect("catalog.toml declares module q4_act_wg")
+}
+
+/// Copies x rows `first..first+width` into the same rows of `xw` in the warpgroup
+/// schedules' k order (q4_act_wg).
+pub fn reorder(
+    gpu: &Gpu,
+    x: &CudaSlice<bf16>,
+    k: usize,
+    first: usize,
+    width: usize,
+    xw: &mut CudaSlice<bf16>,
+) -> anyhow::Result<()> {
+    ensure!(
+        (first + width) * k <= xw.len(),
+        "{} tokens exceed the reordered activation buffer ({})",
+        first + width,
+        xw.len() / k
+    );
+    let module = reorder_module();
+    let f = gpu.function(module)?;
+    let groups = width * k / GROUP;
+    let cfg = LaunchConfig {
+        grid_dim: (groups.div_ceil(module.launch.threads as usize) as u32, 1, 1),
+        block_dim: (module.launch.threads, 1, 1),
+        shared_mem_bytes: module.launch.shared_bytes,
+    };
+    let x_rows = x.slice(first * k..);
+    let xw_rows = xw.slice(first * k..);
+    let mut args = KernelArgs::new();
+    args.buffer(gpu, &x_rows)
+        .buffer(gpu, &xw_rows)
+        .value(width as i32)
+        .value(k as i32);
+    let pdl = gpu.pdl_for(module, LaunchOrder::First);
+    unsafe { launch(gpu, f, cfg, &mut args, pdl, module.name) }
 }
 
 fn quant_module() -> &'static Variant {
@@ -152,7 +224,7 @@ fn quantize(
 
 /// One launch of `variant` over tokens `first..first+width`: residual rows
 /// `first..first+width` += x rows `first..first+width` · Wᵀ. An `act_i8` variant first
-/// quantizes those x rows (one more launch).
+/// quantizes those x rows, an `act_wg` one reorders them (one more launch).
 #[allow(clippy::too_many_arguments)]
 pub fn project(
     gpu: &Gpu,
@@ -182,6 +254,7 @@ pub fn project(
         scratch.act.k
     );
     let int8 = reads_int8(variant);
+    let wg_order = reads_wgmma_order(variant);
     let rows_per_cta = variant
         .launch
         .extra("rows_per_cta")
@@ -208,6 +281,9 @@ pub fn project(
     if int8 {
         quantize(gpu, x, first, width, &mut scratch.act)?;
     }
+    if wg_order {
+        reorder(gpu, x, k, first, width, &mut scratch.xw)?;
+    }
     let f = gpu.function(variant)?;
     let grid = (n / rows_per_cta, k_split);
     // With PDL (sm_90 PTX) the first stage's weights go out before the wait (for the
@@ -215,7 +291,7 @@ pub fn project(
     // wherever they fit as the SMs drain; the shared memory is padded so no SM takes more
     // than its share of the grid (unpadded, T = 1 was 5 % slower with PDL than without on
     // the H200: docs/perf-notes-q4.md).
-    let order = if int8 {
+    let order = if int8 || wg_order {
         LaunchOrder::Second
     } else {
         LaunchOrder::First
@@ -237,11 +313,13 @@ pub fn project(
     let (n_i, k_i, t_i) = (n as i32, k as i32, width as i32);
     let mut args = KernelArgs::new();
     args.buffer(gpu, &w.codes).buffer(gpu, &w.scales);
-    // x and x_aux: the int8 rows and their (scale, correction) pairs, or the BF16 rows
-    // (x_aux then unused)
+    // x and x_aux: the int8 rows and their (scale, correction) pairs, the reordered BF16
+    // rows, or the BF16 rows (x_aux then unused)
     let aux_rows = scratch.act.aux.slice(first * (k / GROUP) * 2..);
     if int8 {
         args.buffer(gpu, &scratch.act.xq.slice(first * k..));
+    } else if wg_order {
+        args.buffer(gpu, &scratch.xw.slice(first * k..));
     } else {
         args.buffer(gpu, &x.slice(first * k..));
     }
@@ -262,8 +340,7 @@ pub fn shared_bytes(variant: &Variant, width: usize) -> u32 {
     variant.launch.shared_bytes + per_row * (width as u32).min(variant.launch.max_width)
 }
 
-/// The whole op, residual[t][n] += x[t][k] · Wᵀ: launches of at most
-/// `MAX_LAUNCH_WIDTH` columns, each with the variant `choose(width)` names.
+/// The whole op, residual[t][n] += x[t][k] · Wᵀ: the launches of `launch_plan`.
 #[allow(clippy::too_many_arguments)]
 pub fn forward(
     gpu: &Gpu,
@@ -274,18 +351,10 @@ pub fn forward(
     residual: &mut CudaSlice<bf16>,
     choose: &dyn Fn(u32) -> &'static Variant,
 ) -> anyhow::Result<()> {
-    crate::ops::routed::split_launches(t, MAX_LAUNCH_WIDTH, |first, width| {
-        project(
-            gpu,
-            runs_as(choose(width as u32), width as u32),
-            w,
-            scratch,
-            x,
-            first,
-            width,
-            residual,
-        )
-    })
+    for (first, width, variant) in launch_plan(t, choose) {
+        project(gpu, variant, w, scratch, x, first, width, residual)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -29,6 +29,19 @@ impl RoutedOp for Q4LinearAdd {
         Ok(q4::weight_bytes(Shape::parse(shape)?))
     }
 
+    /// One launch and a bit (the CPU reference of 2 x 64 tokens at 5120x17408 would double
+    /// the check's time for no launch it does not already cover).
+    fn check_tokens(&self) -> usize {
+        q4::MAX_LAUNCH_WIDTH + 8
+    }
+
+    /// Past one launch of the 32-column schedules (the compiled route splits a 64-column
+    /// launch again) and past one 64-column launch.
+    fn forward_check_widths(&self) -> Vec<usize> {
+        let w = q4::MAX_LAUNCH_WIDTH;
+        vec![w / 2 + 1, w / 2 + 8, w + 1, w + 8]
+    }
+
     fn may_calibrate(&self, variant: &Variant) -> bool {
         !q4::reads_int8(variant) || q4::int8_activations_allowed()
     }
@@ -107,11 +120,9 @@ impl Prepared for Q4Prepared {
         // The check's reference per token row: the int8-activation one for the rows of a
         // launch that reads int8 activations (the launches `q4::forward` makes).
         self.int8_rows.fill(false);
-        crate::ops::routed::split_launches(t, q4::MAX_LAUNCH_WIDTH, |first, width| {
-            let v = q4::runs_as(choose(width as u32), width as u32);
+        for (first, width, v) in q4::launch_plan(t, choose) {
             self.int8_rows[first..first + width].fill(q4::reads_int8(v));
-            Ok(())
-        })?;
+        }
         q4::forward(
             gpu,
             &self.weights[copy],
@@ -145,7 +156,7 @@ impl Prepared for Q4Prepared {
         Ok(y.iter().map(|v| v.to_f64()).collect())
     }
 
-    fn prepare_check(&mut self, _gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
+    fn prepare_check(&mut self, gpu: &Gpu) -> anyhow::Result<Vec<HelperCheck>> {
         let Shape { n, k } = self.shape;
         let expected = |seen| {
             reference::reference_linear_add(
@@ -167,7 +178,32 @@ impl Prepared for Q4Prepared {
         {
             self.reference_int8 = Some(expected(reference::Activations::Int8));
         }
-        Ok(Vec::new())
+        // The warpgroup schedules' activation copy: x itself, each pair where
+        // pack::warpgroup_order puts it (docs/formats.md).
+        let mut checks = Vec::new();
+        if q4::family()
+            .candidates
+            .iter()
+            .any(|&i| q4::reads_wgmma_order(&crate::catalog::VARIANTS[i]))
+        {
+            gpu.stream.memset_zeros(&mut self.scratch.xw)?;
+            q4::reorder(gpu, &self.x, k, 0, self.tokens, &mut self.scratch.xw)?;
+            let xw = gpu
+                .stream
+                .clone_dtoh(&self.scratch.xw.slice(..self.tokens * k))?;
+            let misplaced = xw
+                .iter()
+                .zip(super::pack::warpgroup_order(&self.x_host, k))
+                .filter(|(a, b)| a.to_bits() != b.to_bits())
+                .count();
+            checks.push(HelperCheck {
+                variant: q4::reorder_module().name.into(),
+                error: misplaced as f64 / xw.len() as f64,
+                pass: misplaced == 0,
+                note: format!("{misplaced} of {} values misplaced", xw.len()),
+            });
+        }
+        Ok(checks)
     }
 
     fn ready_output_for_check(&mut self, gpu: &Gpu) -> anyhow::Result<()> {

@@ -156,10 +156,60 @@ pub fn unpack_q4(p: &PackedQ4) -> (Vec<i8>, Vec<f16>) {
     (codes, scales)
 }
 
+/// The activations in the k order of the warpgroup schedules (module q4_act_wg,
+/// docs/formats.md): inside each 64-wide group, the BF16 pair at k = `16q + 4s + 2h` moves
+/// to `16s + 8h + 2q`. wgmma reads B in natural k order, while lane `q`'s A registers of
+/// k-step `s` hold the group's k = `16q + 4s ..` (word `s` of its 16 bytes): this puts
+/// under each weight the activation at its own k.
+pub fn warpgroup_order<T: Copy>(x: &[T], k: usize) -> Vec<T> {
+    assert!(k % GROUP == 0 && x.len() % k == 0);
+    let mut out = x.to_vec();
+    for (src, dst) in x.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
+        for (q, s, h) in (0..4).flat_map(|q| (0..4).flat_map(move |s| (0..2).map(move |h| (q, s, h)))) {
+            let (from, to) = (16 * q + 4 * s + 2 * h, 16 * s + 8 * h + 2 * q);
+            dst[to..to + 2].copy_from_slice(&src[from..from + 2]);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    /// mma.sync's (and wgmma's register) A fragment of m16n8k16: lane (gq, q) register j
+    /// holds row gq + 8 (j & 1) at k = 2q + 8 (j >> 1) (low half) and + 1 (high half); the
+    /// decode puts nibble i of word s in register i % 4, half i / 4. wgmma reads k-step s
+    /// of B at the group's offset 16 s + k. So the weight in (lane, s, i) meets the
+    /// activation at 16 s + 2q + 8 ((i % 4) >> 1) + i / 4, which must be the one at its
+    /// own k.
+    #[test]
+    fn warpgroup_order_pairs_each_weight_with_its_activation() {
+        let k = 256;
+        let x: Vec<u16> = (0..2 * k as u16).collect();
+        let w = warpgroup_order(&x, k);
+        for token in 0..2 {
+            for g in 0..k / GROUP {
+                for lane in 0..32 {
+                    for word in 0..4 {
+                        for nibble in 0..8 {
+                            let (row, kk) = code_coord(Slot { lane, word, nibble });
+                            assert_eq!(row, lane / 4 + 8 * (nibble % 4 & 1));
+                            let logical =
+                                16 * word + 2 * (lane % 4) + 8 * ((nibble % 4) >> 1) + nibble / 4;
+                            let base = token * k + g * GROUP;
+                            assert_eq!(
+                                w[base + logical],
+                                x[base + kk],
+                                "lane {lane} word {word} nibble {nibble}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn slot_and_coord_are_inverse_bijections() {

@@ -1,0 +1,270 @@
+// common/q4_warpgroup.cuh: q4_linear_add's warpgroup schedules (wgmma = 1), the main loop
+// that q4_linear_add.cu.tera renders in place of its per-warp ones (the K-slice sum and the
+// residual add after it are the template's, shared by every schedule).
+// NOTE: this file is rendered through tera: never write "{" directly followed by "%", "{" or "#".
+//
+// The arithmetic is the per-warp schedules' (a fresh fp32 sum per 64-wide group over its
+// four k16 steps of BF16 products, then acc += sum x the row's FP16 scale, groups in
+// order, the same K-slice sums); what differs is who multiplies and where B lives:
+//   - the CTA is one warpgroup: 4 tile warps, one 64-row band (one wgmma M tile), over one
+//     K slice;
+//   - one ring in shared memory, `stages` stages (a power of two, stages - 1 groups in
+//     flight, cp.async), carries per 64-wide group the band's 2048 bytes of codes and 128
+//     of scales and the launch's token rows (128 bytes each) in wgmma's K-major
+//     128-byte-swizzled layout; one __syncthreads per group;
+//   - on sm_90a (compute_90a PTX) the group's sums are four wgmma m64n<N>k16 with the
+//     decoded weights (the per-warp schedules' mma.sync A fragments, q4_decode_word) as
+//     the register operand and the stage as B, waited for before the rescale (the other
+//     CTAs on the SM hide the wait); elsewhere each warp runs mma.sync on the same ring, so
+//     the variant is correct on every architecture;
+//   - B must hold at wgmma's k position (k-step s, k) the activation that lane q's
+//     registers pair with there: the kernel reads module q4_act_wg's copy `xw` (launch.rs
+//     passes it as x), whose 64-wide groups are in that order, and copies it 16 bytes at a
+//     time.
+// Launch: grid (n / 64, k_split), block 128, dynamic shared memory Q4_SMEM (the catalog's
+// shared_bytes: the ring, 1024-byte aligned inside).
+#define Q4_W {{ warps }}
+#define Q4_CT {{ column_tiles }}
+#define Q4_KS {{ k_split }}
+#define Q4_ST {{ stages }}
+#define Q4_N (Q4_CT * 8)   /* tokens per launch at most: the MMA's N */
+#define Q4_THREADS (Q4_W * 32)
+#define Q4_CL 0
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define Q4_WG 1
+#else
+#define Q4_WG 0
+#endif
+// Stage s: token rows at s * XB (N rows of 128 bytes, swizzled, 1024-aligned), then the
+// band's codes (4 tiles x 512 bytes, the packed block order) and scales (4 x 32 bytes) at
+// W0 + s * WB.
+#define Q4_XB (Q4_N * 128)
+#define Q4_WB 2176
+#define Q4_W0 (Q4_ST * Q4_XB)
+#define Q4_SMEM (1024 + Q4_W0 + Q4_ST * Q4_WB)
+// Resident CTAs per SM the registers must allow with wgmma: 5 up to 32 tokens (the ring
+// fits five times too), 4 at 64 (32 more accumulator registers).
+#define Q4_MIN_CTAS (Q4_WG ? (Q4_N >= 64 ? 4 : 5) : 1)
+static_assert(Q4_W == 4, "one warpgroup: a 64-row band");
+static_assert(Q4_ST >= 2 && (Q4_ST & (Q4_ST - 1)) == 0, "stages: a power of two");
+static_assert(Q4_CT == 1 || Q4_CT == 2 || Q4_CT == 4 || Q4_CT == 8, "wgmma N = 8 .. 64");
+static_assert({{ producer }} == 0 && {{ groups }} == 1 && {{ act_i8 }} == 0 && {{ cluster }} == 0,
+              "the warpgroup schedule: its own ring, BF16 activations, the workspace K-slice sum");
+
+__device__ __forceinline__ uint32_t q4w_smem_u32(const void* p) { return (uint32_t)__cvta_generic_to_shared(p); }
+// One value made opaque: the compiler keeps it in a register instead of recomputing it
+// from the thread index at every use.
+template <typename T> __device__ __forceinline__ T q4w_opaque(T v)
+{
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long u = (unsigned long long)v;
+        asm volatile("" : "+l"(u));
+        return (T)u;
+    } else {
+        unsigned int u = (unsigned int)v;
+        asm volatile("" : "+r"(u));
+        return (T)u;
+    }
+}
+__device__ __forceinline__ void q4w_cp16(uint32_t dst, const void* src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ unsigned int q4w_lds_u32(uint32_t a)
+{
+    unsigned int v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
+    return v;
+}
+__device__ __forceinline__ uint4 q4w_lds_u4(uint32_t a)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 { %0, %1, %2, %3 }, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
+    return v;
+}
+// Byte `b` (0..127) of token row r in a stage: wgmma's K-major 128-byte swizzle (8-row atoms
+// of 1024 bytes, 16-byte chunk XOR the row's low three bits).
+__device__ __forceinline__ int q4w_swz(int r, int b)
+{
+    return (r >> 3) * 1024 + (r & 7) * 128 + ((((b >> 4) ^ r) & 7) << 4) + (b & 15);
+}
+
+#if Q4_WG
+__device__ __forceinline__ void q4w_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void q4w_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void q4w_wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// Registers through an empty volatile asm: computed before the fence (the A operands), or
+// read after the wait (the sums); otherwise the compiler moves them across and ptxas
+// waits for the MMAs in between or serializes them.
+__device__ __forceinline__ void q4w_pin(unsigned int (&r)[4])
+{
+#pragma unroll
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[e])::"memory");
+}
+__device__ __forceinline__ void q4w_pin(float (&d)[Q4_CT][4])
+{
+#pragma unroll
+    for (int c = 0; c < Q4_CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(d[c][e])::"memory");
+}
+// d[64 rows x N tokens] (= or +=, `accumulate`) A (the warp's 16 rows x 16 k, mma.sync's A
+// fragment) x B (the stage's N tokens x 16 k at desc, K-major)
+template <int ACCUMULATE>
+__device__ __forceinline__ void q4w_wgmma(float (&d)[Q4_CT][4], const unsigned int (&a)[4], uint64_t desc)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n{{ column_tiles * 8 }}k16.f32.bf16.bf16 { "
+                 "{% for i in range(end=column_tiles * 4) %}%{{ i }}{% if not loop.last %}, {% endif %}{% endfor %} }, "
+                 "{ %{{ column_tiles * 4 }}, %{{ column_tiles * 4 + 1 }}, %{{ column_tiles * 4 + 2 }}, %{{ column_tiles * 4 + 3 }} }, "
+                 "%{{ column_tiles * 4 + 4 }}, %{{ column_tiles * 4 + 5 }}, 1, 1, 0;\n"
+                 : {% for j in range(end=column_tiles) %}{% for e in range(end=4) %}"+f"(d[{{ j }}][{{ e }}]){% if j * 4 + e < column_tiles * 4 - 1 %}, {% endif %}{% endfor %}{% endfor %}
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "n"(ACCUMULATE));
+}
+#endif
+
+// The group's sums d (fresh) from the decoded weights a[k-step] and the stage's token rows
+// at x_s, complete on return.
+__device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int (&a)[4][4], uint32_t x_s, int g, int q)
+{
+#if Q4_WG
+    // 128-byte swizzle, SBO 1024 (the next 8 tokens), LBO unused for K-major; k-step s is
+    // the next 32 bytes of the rows (2 in the 16-byte address field)
+    const uint64_t desc = (uint64_t)((x_s & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
+#pragma unroll
+    for (int s = 0; s < 4; ++s) q4w_pin(a[s]);
+    q4w_wg_fence();
+    q4w_wgmma<0>(d, a[0], desc);
+    q4w_wgmma<1>(d, a[1], desc + 2);
+    q4w_wgmma<1>(d, a[2], desc + 4);
+    q4w_wgmma<1>(d, a[3], desc + 6);
+    q4w_wg_commit();
+    q4w_wg_wait0();
+    q4w_pin(d);
+#else
+#pragma unroll
+    for (int c = 0; c < Q4_CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) d[c][e] = 0.0f;
+#pragma unroll
+    for (int s = 0; s < 4; ++s)
+#pragma unroll
+        for (int c = 0; c < Q4_CT; ++c) {
+            const int r = 8 * c + g;
+            const unsigned int b0 = q4w_lds_u32(x_s + q4w_swz(r, 32 * s + 4 * q));
+            const unsigned int b1 = q4w_lds_u32(x_s + q4w_swz(r, 32 * s + 16 + 4 * q));
+            q4_mma_bf16(d[c], a[s], b0, b1);
+        }
+#endif
+}
+
+extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }}(const uint4* __restrict__ w_codes,
+                                                                                const unsigned int* __restrict__ w_scales,
+                                                                                const void* __restrict__ x_in,
+                                                                                const float2* __restrict__ x_aux,
+                                                                                __nv_bfloat16* residual, float* ws,
+                                                                                unsigned int* counters, int n, int k, int t)
+{
+    extern __shared__ __align__(16) unsigned char q4_smem[];
+    const uint32_t ring = (q4w_smem_u32(q4_smem) + 1023u) & ~1023u; // shared address, 1024-aligned
+    {
+        uint32_t dyn;
+        asm("mov.u32 %0, %%dynamic_smem_size;\n" : "=r"(dyn));
+        if (dyn < (uint32_t)Q4_SMEM) __trap(); // the catalog's shared_bytes disagrees
+    }
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int g = lane >> 2, q = lane & 3;
+    const int G = k >> 6; // 64-wide groups
+    const int tiles = n >> 4;
+    const int band = blockIdx.x;
+    const int tile = band * 4 + warp;
+    const int slice = blockIdx.y;
+    const int g0 = (int)(((long long)slice * G) / Q4_KS);
+    const int ng = (int)(((long long)(slice + 1) * G) / Q4_KS) - g0;
+
+    // Weights: a band's blocks along K are one contiguous range (band-major), 2048 bytes of
+    // codes per group, in the order the tile warps read them; thread tid copies 16 bytes of
+    // each group's codes, threads 0..7 16 bytes each of its 128 bytes of scales.
+    const unsigned char* wsrc =
+        (const unsigned char*)q4w_opaque((size_t)((const unsigned char*)w_codes + ((size_t)band * G + g0) * 2048 + tid * 16));
+    const unsigned char* ssrc =
+        (const unsigned char*)q4w_opaque((size_t)((const unsigned char*)w_scales + ((size_t)band * G + g0) * 128 + (tid & 7) * 16));
+    const uint32_t w_dst = q4w_opaque(ring + Q4_W0 + tid * 16);
+    const uint32_t s_dst = q4w_opaque(ring + Q4_W0 + 2048 + (tid & 7) * 16);
+    // Token rows: 16-byte chunk c of row r (xw: already in wgmma's k order) lands on chunk
+    // c ^ (r & 7) of the stage's row r. Thread tid takes chunk c = tid % 8 of rows
+    // xr0 + 16 m (xr0 = tid / 8): the same swizzled column for every m, 2048 bytes apart in
+    // the stage, so one source pointer and one stage offset serve all of them. The rows of
+    // tokens >= t are not copied: whatever the stage holds there only reaches columns that
+    // are never stored.
+    constexpr int ROW_PASSES = (Q4_N + 15) / 16;
+    const int xr0 = tid >> 3;
+    const int live_rows = t < Q4_N ? t : Q4_N;
+    const unsigned char* x_src =
+        (const unsigned char*)q4w_opaque((size_t)(reinterpret_cast<const unsigned char*>(x_in) +
+                                                  ((size_t)(xr0 < live_rows ? xr0 : 0) * k + (size_t)g0 * 64) * 2 + 16 * (tid & 7)));
+    const size_t x_pass = (size_t)k * 32; // 16 token rows
+    const uint32_t x_dst = q4w_opaque(ring + q4w_swz(xr0, 16 * (tid & 7)));
+    auto fill_weights = [&](int j) {
+        if (j < ng) {
+            const int s = j & (Q4_ST - 1);
+            q4w_cp16(w_dst + s * Q4_WB, wsrc + (size_t)j * 2048);
+            if (tid < 8) q4w_cp16(s_dst + s * Q4_WB, ssrc + (size_t)j * 128);
+        }
+    };
+    // Group j's token rows into its stage (the weights: fill_weights), committed.
+    auto fill = [&](int j) {
+        if (j < ng) {
+            const int s = j & (Q4_ST - 1);
+#pragma unroll
+            for (int m = 0; m < ROW_PASSES; ++m)
+                if (xr0 + 16 * m < live_rows) q4w_cp16(x_dst + 2048 * m + s * Q4_XB, x_src + m * x_pass + (size_t)j * 128);
+        }
+        q4_cp_async_commit(); // always: every thread counts the same groups
+    };
+
+    // The first groups' weights before the wait (they do not depend on the kernel ahead),
+    // committed with group 0's token rows.
+    constexpr int LOOK = Q4_ST - 1;
+#pragma unroll
+    for (int j = 0; j < LOOK; ++j) fill_weights(j);
+    NINFER_PDL_WAIT(); // the activations: q4_act_wg ahead writes them
+#pragma unroll
+    for (int j = 0; j < LOOK; ++j) fill(j);
+
+    float acc[Q4_CT][4];
+#pragma unroll
+    for (int c = 0; c < Q4_CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[c][e] = 0.0f;
+
+    const uint32_t w_own = ring + Q4_W0 + warp * 512 + lane * 16;
+    const uint32_t sc_own = ring + Q4_W0 + 2048 + warp * 32 + g * 4;
+    // Step i: group i's MMAs and rescale.
+    auto step = [&](const int i) {
+        const int s = i & (Q4_ST - 1);
+        q4_cp_async_wait<LOOK - 1>(); // this thread's copies of group i have landed
+#if Q4_WG
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); // cp.async data -> wgmma reads
+#endif
+        __syncthreads(); // everyone's have; and everyone is past group i - 1, whose stage i + LOOK takes
+        fill_weights(i + LOOK);
+        fill(i + LOOK);
+        const uint4 cw = q4w_lds_u4(w_own + s * Q4_WB);
+        const unsigned int sc = q4w_lds_u32(sc_own + s * Q4_WB);
+        unsigned int a[4][4];
+        q4_decode_word(cw.x, a[0]);
+        q4_decode_word(cw.y, a[1]);
+        q4_decode_word(cw.z, a[2]);
+        q4_decode_word(cw.w, a[3]);
+        float d[Q4_CT][4];
+        q4w_mma_group(d, a, ring + s * Q4_XB, g, q);
+        q4_scale_into<Q4_CT>(acc, d, sc);
+    };
+    // Two steps per iteration where the registers allow it (at 64 tokens the unrolled pair
+    // spilled at the 4-CTA bound)
+#pragma unroll {% if column_tiles == 8 %}1{% else %}2{% endif %}
+    for (int i = 0; i < ng; ++i) step(i);
+    q4_cp_async_wait<0>();
+#define Q4_TILE_BARRIER() __syncthreads()
