@@ -4,7 +4,7 @@
 # then the family recalibrated (bench on the built-in routes, ninfer-calibrate --detail,
 # bench on the new routes).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 for b in Q1; do mkdir -p /tmp/bin/$b; for f in target/ab/$b/*.xz; do xz -dc $f > /tmp/bin/$b/$(basename $f .xz); done; chmod +x /tmp/bin/$b/*; done
 F=/tmp/bin/Q1
 S=$OUT/summary-call1.txt
