@@ -3,20 +3,25 @@
 // residual add after it are the template's, shared by every schedule).
 // NOTE: this file is rendered through tera: never write "{" directly followed by "%", "{" or "#".
 //
-// The arithmetic is the per-warp schedules' (a fresh fp32 sum per 64-wide group over its
-// four k16 steps of BF16 products, then acc += sum x the row's FP16 scale, groups in
-// order, the same K-slice sums); what differs is who multiplies and where B lives:
+// The weights are scaled before the MMA: each decoded code is multiplied by its row's
+// group scale in BF16 (the FP16 scale rounded to BF16, the product rounded to BF16: at most
+// 2^-8 relative per weight), and one fp32 sum per output runs over the whole K slice. The
+// per-warp schedules instead sum each group exactly and scale the sum in fp32; measured
+// that way here (call 1 of docs/results/h200-2026-12-04a) every group ended in a wait for
+// its MMAs before the rescale, and the kernel took 23-46 µs whatever the width. Scaled
+// weights need no wait per group: the MMAs of group i run while group i + 1 is decoded.
 //   - the CTA is one warpgroup: 4 tile warps, one 64-row band (one wgmma M tile), over one
 //     K slice;
-//   - one ring in shared memory, `stages` stages (a power of two, stages - 1 groups in
-//     flight, cp.async), carries per 64-wide group the band's 2048 bytes of codes and 128
-//     of scales and the launch's token rows (128 bytes each) in wgmma's K-major
+//   - one ring in shared memory, `stages` stages (a power of two; stages - 2 groups in
+//     flight, since a stage is refilled only once the MMAs of the group before the last
+//     are done), cp.async, carries per 64-wide group the band's 2048 bytes of codes and
+//     128 of scales and the launch's token rows (128 bytes each) in wgmma's K-major
 //     128-byte-swizzled layout; one __syncthreads per group;
-//   - on sm_90a (compute_90a PTX) the group's sums are four wgmma m64n<N>k16 with the
-//     decoded weights (the per-warp schedules' mma.sync A fragments, q4_decode_word) as
-//     the register operand and the stage as B, waited for before the rescale (the other
-//     CTAs on the SM hide the wait); elsewhere each warp runs mma.sync on the same ring, so
-//     the variant is correct on every architecture;
+//   - on sm_90a (compute_90a PTX) a group is four wgmma m64n<N>k16 with the decoded,
+//     scaled weights (the per-warp schedules' mma.sync A fragments, q4_decode_word, times
+//     the scales) as the register operand (two register sets, alternating) and the stage
+//     as B; elsewhere each warp runs mma.sync on the same ring, so the variant is correct
+//     on every architecture;
 //   - B must hold at wgmma's k position (k-step s, k) the activation that lane q's
 //     registers pair with there: the kernel reads module q4_act_wg's copy `xw` (launch.rs
 //     passes it as x), whose 64-wide groups are in that order, and copies it 16 bytes at a
@@ -42,11 +47,11 @@
 #define Q4_WB 2176
 #define Q4_W0 (Q4_ST * Q4_XB)
 #define Q4_SMEM (1024 + Q4_W0 + Q4_ST * Q4_WB)
-// Resident CTAs per SM the registers must allow with wgmma: 5 up to 32 tokens (the ring
-// fits five times too), 4 at 64 (32 more accumulator registers).
+// Resident CTAs per SM the registers must allow with wgmma: 5 up to 32 tokens, 4 at 64
+// (32 more accumulator registers).
 #define Q4_MIN_CTAS (Q4_WG ? (Q4_N >= 64 ? 4 : 5) : 1)
 static_assert(Q4_W == 4, "one warpgroup: a 64-row band");
-static_assert(Q4_ST >= 2 && (Q4_ST & (Q4_ST - 1)) == 0, "stages: a power of two");
+static_assert(Q4_ST >= 4 && (Q4_ST & (Q4_ST - 1)) == 0, "stages: a power of two, two groups in flight at least");
 static_assert(Q4_CT == 1 || Q4_CT == 2 || Q4_CT == 4 || Q4_CT == 8, "wgmma N = 8 .. 64");
 static_assert({{ producer }} == 0 && {{ groups }} == 1 && {{ act_i8 }} == 0 && {{ cluster }} == 0,
               "the warpgroup schedule: its own ring, BF16 activations, the workspace K-slice sum");
@@ -92,39 +97,31 @@ __device__ __forceinline__ int q4w_swz(int r, int b)
 #if Q4_WG
 __device__ __forceinline__ void q4w_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void q4w_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void q4w_wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
-// Registers through an empty volatile asm: computed before the fence (the A operands), or
-// read after the wait (the sums); otherwise the compiler moves them across and ptxas
-// waits for the MMAs in between or serializes them.
+template <int N> __device__ __forceinline__ void q4w_wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
+// Registers through an empty volatile asm: the A operands computed before the fence;
+// otherwise the compiler moves them across and ptxas waits for the MMAs in between or
+// serializes them.
 __device__ __forceinline__ void q4w_pin(unsigned int (&r)[4])
 {
 #pragma unroll
     for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[e])::"memory");
 }
-__device__ __forceinline__ void q4w_pin(float (&d)[Q4_CT][4])
-{
-#pragma unroll
-    for (int c = 0; c < Q4_CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(d[c][e])::"memory");
-}
-// d[64 rows x N tokens] (= or +=, `accumulate`) A (the warp's 16 rows x 16 k, mma.sync's A
-// fragment) x B (the stage's N tokens x 16 k at desc, K-major)
-template <int ACCUMULATE>
-__device__ __forceinline__ void q4w_wgmma(float (&d)[Q4_CT][4], const unsigned int (&a)[4], uint64_t desc)
+// acc[64 rows x N tokens] += A (the warp's 16 rows x 16 k, mma.sync's A fragment) x B (the
+// stage's N tokens x 16 k at desc, K-major)
+__device__ __forceinline__ void q4w_wgmma(float (&acc)[Q4_CT][4], const unsigned int (&a)[4], uint64_t desc)
 {
     asm volatile("wgmma.mma_async.sync.aligned.m64n{{ column_tiles * 8 }}k16.f32.bf16.bf16 { "
                  "{% for i in range(end=column_tiles * 4) %}%{{ i }}{% if not loop.last %}, {% endif %}{% endfor %} }, "
                  "{ %{{ column_tiles * 4 }}, %{{ column_tiles * 4 + 1 }}, %{{ column_tiles * 4 + 2 }}, %{{ column_tiles * 4 + 3 }} }, "
-                 "%{{ column_tiles * 4 + 4 }}, %{{ column_tiles * 4 + 5 }}, 1, 1, 0;\n"
-                 : {% for j in range(end=column_tiles) %}{% for e in range(end=4) %}"+f"(d[{{ j }}][{{ e }}]){% if j * 4 + e < column_tiles * 4 - 1 %}, {% endif %}{% endfor %}{% endfor %}
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "n"(ACCUMULATE));
+                 "%{{ column_tiles * 4 + 4 }}, 1, 1, 1, 0;\n"
+                 : {% for j in range(end=column_tiles) %}{% for e in range(end=4) %}"+f"(acc[{{ j }}][{{ e }}]){% if j * 4 + e < column_tiles * 4 - 1 %}, {% endif %}{% endfor %}{% endfor %}
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
 }
 #endif
 
-// The group's sums d (fresh) from the decoded weights a[k-step] and the stage's token rows
-// at x_s, complete on return.
-__device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int (&a)[4][4], uint32_t x_s, int g, int q)
+// acc += the group's products: the decoded, scaled weights a[k-step] times the stage's
+// token rows at x_s. With wgmma the MMAs are committed and left in flight.
+__device__ __forceinline__ void q4w_mma_group(float (&acc)[Q4_CT][4], unsigned int (&a)[4][4], uint32_t x_s, int g, int q)
 {
 #if Q4_WG
     // 128-byte swizzle, SBO 1024 (the next 8 tokens), LBO unused for K-major; k-step s is
@@ -133,18 +130,10 @@ __device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int
 #pragma unroll
     for (int s = 0; s < 4; ++s) q4w_pin(a[s]);
     q4w_wg_fence();
-    q4w_wgmma<0>(d, a[0], desc);
-    q4w_wgmma<1>(d, a[1], desc + 2);
-    q4w_wgmma<1>(d, a[2], desc + 4);
-    q4w_wgmma<1>(d, a[3], desc + 6);
+#pragma unroll
+    for (int s = 0; s < 4; ++s) q4w_wgmma(acc, a[s], desc + 2 * s);
     q4w_wg_commit();
-    q4w_wg_wait0();
-    q4w_pin(d);
 #else
-#pragma unroll
-    for (int c = 0; c < Q4_CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) d[c][e] = 0.0f;
 #pragma unroll
     for (int s = 0; s < 4; ++s)
 #pragma unroll
@@ -152,9 +141,27 @@ __device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int
             const int r = 8 * c + g;
             const unsigned int b0 = q4w_lds_u32(x_s + q4w_swz(r, 32 * s + 4 * q));
             const unsigned int b1 = q4w_lds_u32(x_s + q4w_swz(r, 32 * s + 16 + 4 * q));
-            q4_mma_bf16(d[c], a[s], b0, b1);
+            q4_mma_bf16(acc[c], a[s], b0, b1);
         }
 #endif
+}
+
+// BF16 pair x the scale pair (both halves rounded once; fma with -0 is the product).
+__device__ __forceinline__ unsigned int q4w_scale(unsigned int v, unsigned int s2)
+{
+    unsigned int r;
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(v), "r"(s2), "r"(0x80008000u));
+    return r;
+}
+// One word of codes decoded (q4_decode_word) and scaled: registers 0 and 2 are row g
+// (scale pair s_g), 1 and 3 row g + 8 (s_g8).
+__device__ __forceinline__ void q4w_decode_scaled(unsigned int w, unsigned int s_g, unsigned int s_g8, unsigned int (&a)[4])
+{
+    q4_decode_word(w, a);
+    a[0] = q4w_scale(a[0], s_g);
+    a[1] = q4w_scale(a[1], s_g8);
+    a[2] = q4w_scale(a[2], s_g);
+    a[3] = q4w_scale(a[3], s_g8);
 }
 
 extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }}(const uint4* __restrict__ w_codes,
@@ -226,7 +233,7 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 
     // The first groups' weights before the wait (they do not depend on the kernel ahead),
     // committed with group 0's token rows.
-    constexpr int LOOK = Q4_ST - 1;
+    constexpr int LOOK = Q4_ST - 2;
 #pragma unroll
     for (int j = 0; j < LOOK; ++j) fill_weights(j);
     NINFER_PDL_WAIT(); // the activations: q4_act_wg ahead writes them
@@ -241,30 +248,39 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 
     const uint32_t w_own = ring + Q4_W0 + warp * 512 + lane * 16;
     const uint32_t sc_own = ring + Q4_W0 + 2048 + warp * 32 + g * 4;
-    // Step i: group i's MMAs and rescale.
-    auto step = [&](const int i) {
+    unsigned int a[2][4][4]; // group i's weights in set i & 1 (unrolled by two: static)
+    // Step i: group i's MMAs.
+    auto step = [&](const int i, unsigned int (&ai)[4][4]) {
         const int s = i & (Q4_ST - 1);
+#if Q4_WG
+        q4w_wg_wait<1>(); // group i - 2 is done: its registers (ai) and its stage are free
+#endif
         q4_cp_async_wait<LOOK - 1>(); // this thread's copies of group i have landed
 #if Q4_WG
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); // cp.async data -> wgmma reads
 #endif
-        __syncthreads(); // everyone's have; and everyone is past group i - 1, whose stage i + LOOK takes
+        __syncthreads(); // everyone's have; and every warp is past group i - 2, whose stage i + LOOK takes
         fill_weights(i + LOOK);
         fill(i + LOOK);
         const uint4 cw = q4w_lds_u4(w_own + s * Q4_WB);
         const unsigned int sc = q4w_lds_u32(sc_own + s * Q4_WB);
-        unsigned int a[4][4];
-        q4_decode_word(cw.x, a[0]);
-        q4_decode_word(cw.y, a[1]);
-        q4_decode_word(cw.z, a[2]);
-        q4_decode_word(cw.w, a[3]);
-        float d[Q4_CT][4];
-        q4w_mma_group(d, a, ring + s * Q4_XB, g, q);
-        q4_scale_into<Q4_CT>(acc, d, sc);
+        const float sg = q4_half_lo(sc), sg8 = q4_half_hi(sc);
+        const __nv_bfloat162 b_g = __floats2bfloat162_rn(sg, sg), b_g8 = __floats2bfloat162_rn(sg8, sg8);
+        const unsigned int s_g = *reinterpret_cast<const unsigned int*>(&b_g), s_g8 = *reinterpret_cast<const unsigned int*>(&b_g8);
+        q4w_decode_scaled(cw.x, s_g, s_g8, ai[0]);
+        q4w_decode_scaled(cw.y, s_g, s_g8, ai[1]);
+        q4w_decode_scaled(cw.z, s_g, s_g8, ai[2]);
+        q4w_decode_scaled(cw.w, s_g, s_g8, ai[3]);
+        q4w_mma_group(acc, ai, ring + s * Q4_XB, g, q);
     };
-    // Two steps per iteration where the registers allow it (at 64 tokens the unrolled pair
-    // spilled at the 4-CTA bound)
-#pragma unroll {% if column_tiles == 8 %}1{% else %}2{% endif %}
-    for (int i = 0; i < ng; ++i) step(i);
+    int i = 0;
+    for (; i + 1 < ng; i += 2) {
+        step(i, a[0]);
+        step(i + 1, a[1]);
+    }
+    if (i < ng) step(i, a[0]);
+#if Q4_WG
+    q4w_wg_wait<0>();
+#endif
     q4_cp_async_wait<0>();
 #define Q4_TILE_BARRIER() __syncthreads()

@@ -108,12 +108,17 @@ pub fn run(gpu: &Gpu, sel: &Selection, tick: &dyn Fn(&str)) -> anyhow::Result<Ou
     Ok(out)
 }
 
+/// The schedules that serve `width` in one launch, and the compiled route's always (it is
+/// what a candidate must beat; where it serves fewer columns, the op splits its launch).
 fn candidates_for(op: &dyn RoutedOp, width: u32) -> Vec<&'static Variant> {
+    let compiled = op.family().compiled_variant(width);
     op.family()
         .candidates
         .iter()
         .map(|&i| &VARIANTS[i])
-        .filter(|v| v.launch.max_width >= width && op.may_calibrate(v))
+        .filter(|v| {
+            std::ptr::eq(*v, compiled) || (v.launch.max_width >= width && op.may_calibrate(v))
+        })
         .collect()
 }
 
