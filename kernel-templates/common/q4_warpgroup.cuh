@@ -50,6 +50,9 @@
 // Resident CTAs per SM the registers must allow with wgmma: 5 up to 32 tokens, 4 at 64
 // (32 more accumulator registers).
 #define Q4_MIN_CTAS (Q4_WG ? (Q4_N >= 64 ? 4 : 5) : 1)
+// Accumulator sets the k-steps alternate between (summed at the end): two where the
+// registers allow it, so consecutive wgmma do not wait for each other's sums.
+#define Q4_SETS (Q4_CT <= 4 ? 2 : 1)
 static_assert(Q4_W == 4, "one warpgroup: a 64-row band");
 static_assert(Q4_ST >= 4 && (Q4_ST & (Q4_ST - 1)) == 0, "stages: a power of two, two groups in flight at least");
 static_assert(Q4_CT == 1 || Q4_CT == 2 || Q4_CT == 4 || Q4_CT == 8, "wgmma N = 8 .. 64");
@@ -121,7 +124,7 @@ __device__ __forceinline__ void q4w_wgmma(float (&acc)[Q4_CT][4], const unsigned
 
 // acc += the group's products: the decoded, scaled weights a[k-step] times the stage's
 // token rows at x_s. With wgmma the MMAs are committed and left in flight.
-__device__ __forceinline__ void q4w_mma_group(float (&acc)[Q4_CT][4], unsigned int (&a)[4][4], uint32_t x_s, int g, int q)
+__device__ __forceinline__ void q4w_mma_group(float (&acc)[Q4_SETS][Q4_CT][4], unsigned int (&a)[4][4], uint32_t x_s, int g, int q)
 {
 #if Q4_WG
     // 128-byte swizzle, SBO 1024 (the next 8 tokens), LBO unused for K-major; k-step s is
@@ -131,7 +134,7 @@ __device__ __forceinline__ void q4w_mma_group(float (&acc)[Q4_CT][4], unsigned i
     for (int s = 0; s < 4; ++s) q4w_pin(a[s]);
     q4w_wg_fence();
 #pragma unroll
-    for (int s = 0; s < 4; ++s) q4w_wgmma(acc, a[s], desc + 2 * s);
+    for (int s = 0; s < 4; ++s) q4w_wgmma(acc[s % Q4_SETS], a[s], desc + 2 * s);
     q4w_wg_commit();
 #else
 #pragma unroll
@@ -141,7 +144,7 @@ __device__ __forceinline__ void q4w_mma_group(float (&acc)[Q4_CT][4], unsigned i
             const int r = 8 * c + g;
             const unsigned int b0 = q4w_lds_u32(x_s + q4w_swz(r, 32 * s + 4 * q));
             const unsigned int b1 = q4w_lds_u32(x_s + q4w_swz(r, 32 * s + 16 + 4 * q));
-            q4_mma_bf16(acc[c], a[s], b0, b1);
+            q4_mma_bf16(acc[s % Q4_SETS][c], a[s], b0, b1);
         }
 #endif
 }
@@ -240,11 +243,13 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 #pragma unroll
     for (int j = 0; j < LOOK; ++j) fill(j);
 
-    float acc[Q4_CT][4];
+    float accs[Q4_SETS][Q4_CT][4];
 #pragma unroll
-    for (int c = 0; c < Q4_CT; ++c)
+    for (int h = 0; h < Q4_SETS; ++h)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) acc[c][e] = 0.0f;
+        for (int c = 0; c < Q4_CT; ++c)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) accs[h][c][e] = 0.0f;
 
     const uint32_t w_own = ring + Q4_W0 + warp * 512 + lane * 16;
     const uint32_t sc_own = ring + Q4_W0 + 2048 + warp * 32 + g * 4;
@@ -271,7 +276,7 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
         q4w_decode_scaled(cw.y, s_g, s_g8, ai[1]);
         q4w_decode_scaled(cw.z, s_g, s_g8, ai[2]);
         q4w_decode_scaled(cw.w, s_g, s_g8, ai[3]);
-        q4w_mma_group(acc, ai, ring + s * Q4_XB, g, q);
+        q4w_mma_group(accs, ai, ring + s * Q4_XB, g, q);
     };
     int i = 0;
     for (; i + 1 < ng; i += 2) {
@@ -282,5 +287,10 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 #if Q4_WG
     q4w_wg_wait<0>();
 #endif
+    float acc[Q4_CT][4]; // the sums the K-slice handshake takes
+#pragma unroll
+    for (int c = 0; c < Q4_CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[c][e] = Q4_SETS == 2 ? accs[0][c][e] + accs[Q4_SETS - 1][c][e] : accs[0][c][e];
     q4_cp_async_wait<0>();
 #define Q4_TILE_BARRIER() __syncthreads()
