@@ -122,14 +122,20 @@ __device__ __forceinline__ void q4w_wgmma(float (&acc)[Q4_CT][4], const unsigned
 }
 #endif
 
+// wgmma's descriptor of the token rows at shared address x_s: 128-byte swizzle, SBO 1024
+// (the next 8 tokens), LBO unused for K-major.
+__device__ __forceinline__ uint64_t q4w_desc(uint32_t x_s)
+{
+    return (uint64_t)((x_s & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
+}
 // acc += the group's products: the decoded, scaled weights a[k-step] times the stage's
-// token rows at x_s. With wgmma the MMAs are committed and left in flight.
-__device__ __forceinline__ void q4w_mma_group(float (&acc)[Q4_SETS][Q4_CT][4], unsigned int (&a)[4][4], uint32_t x_s, int g, int q)
+// token rows (at desc for wgmma, at x_s for mma.sync). With wgmma the MMAs are committed
+// and left in flight.
+__device__ __forceinline__ void q4w_mma_group(float (&acc)[Q4_SETS][Q4_CT][4], unsigned int (&a)[4][4], uint64_t desc,
+                                              uint32_t x_s, int g, int q)
 {
 #if Q4_WG
-    // 128-byte swizzle, SBO 1024 (the next 8 tokens), LBO unused for K-major; k-step s is
-    // the next 32 bytes of the rows (2 in the 16-byte address field)
-    const uint64_t desc = (uint64_t)((x_s & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
+    // k-step s is the next 32 bytes of the rows (2 in the 16-byte address field)
 #pragma unroll
     for (int s = 0; s < 4; ++s) q4w_pin(a[s]);
     q4w_wg_fence();
@@ -216,17 +222,17 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
                                                   ((size_t)(xr0 < live_rows ? xr0 : 0) * k + (size_t)g0 * 64) * 2 + 16 * (tid & 7)));
     const size_t x_pass = (size_t)k * 32; // 16 token rows
     const uint32_t x_dst = q4w_opaque(ring + q4w_swz(xr0, 16 * (tid & 7)));
-    auto fill_weights = [&](int j) {
+    // Group j's weights into stage s (= j mod stages: the callers pass it as a constant, so
+    // every shared address is a base plus an immediate).
+    auto fill_weights = [&](int j, int s) {
         if (j < ng) {
-            const int s = j & (Q4_ST - 1);
             q4w_cp16(w_dst + s * Q4_WB, wsrc + (size_t)j * 2048);
             if (tid < 8) q4w_cp16(s_dst + s * Q4_WB, ssrc + (size_t)j * 128);
         }
     };
-    // Group j's token rows into its stage (the weights: fill_weights), committed.
-    auto fill = [&](int j) {
+    // Group j's token rows into stage s (the weights: fill_weights), committed.
+    auto fill = [&](int j, int s) {
         if (j < ng) {
-            const int s = j & (Q4_ST - 1);
 #pragma unroll
             for (int m = 0; m < ROW_PASSES; ++m)
                 if (xr0 + 16 * m < live_rows) q4w_cp16(x_dst + 2048 * m + s * Q4_XB, x_src + m * x_pass + (size_t)j * 128);
@@ -238,10 +244,10 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     // committed with group 0's token rows.
     constexpr int LOOK = Q4_ST - 2;
 #pragma unroll
-    for (int j = 0; j < LOOK; ++j) fill_weights(j);
+    for (int j = 0; j < LOOK; ++j) fill_weights(j, j);
     NINFER_PDL_WAIT(); // the activations: q4_act_wg ahead writes them
 #pragma unroll
-    for (int j = 0; j < LOOK; ++j) fill(j);
+    for (int j = 0; j < LOOK; ++j) fill(j, j);
 
     float accs[Q4_SETS][Q4_CT][4];
 #pragma unroll
@@ -253,10 +259,11 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 
     const uint32_t w_own = ring + Q4_W0 + warp * 512 + lane * 16;
     const uint32_t sc_own = ring + Q4_W0 + 2048 + warp * 32 + g * 4;
-    unsigned int a[2][4][4]; // group i's weights in set i & 1 (unrolled by two: static)
-    // Step i: group i's MMAs.
-    auto step = [&](const int i, unsigned int (&ai)[4][4]) {
-        const int s = i & (Q4_ST - 1);
+    // wgmma's descriptor of stage 0's token rows; stage s is s * XB / 16 further
+    const uint64_t desc0 = q4w_desc(ring);
+    unsigned int a[2][4][4]; // group i's weights in set i & 1
+    // Step i: group i's MMAs; s = i mod stages, a constant at every call.
+    auto step = [&](const int i, const int s, unsigned int (&ai)[4][4]) {
 #if Q4_WG
         q4w_wg_wait<1>(); // group i - 2 is done: its registers (ai) and its stage are free
 #endif
@@ -265,8 +272,8 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); // cp.async data -> wgmma reads
 #endif
         __syncthreads(); // everyone's have; and every warp is past group i - 2, whose stage i + LOOK takes
-        fill_weights(i + LOOK);
-        fill(i + LOOK);
+        fill_weights(i + LOOK, (s + LOOK) & (Q4_ST - 1));
+        fill(i + LOOK, (s + LOOK) & (Q4_ST - 1));
         const uint4 cw = q4w_lds_u4(w_own + s * Q4_WB);
         const unsigned int sc = q4w_lds_u32(sc_own + s * Q4_WB);
         const float sg = q4_half_lo(sc), sg8 = q4_half_hi(sc);
@@ -276,14 +283,27 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
         q4w_decode_scaled(cw.y, s_g, s_g8, ai[1]);
         q4w_decode_scaled(cw.z, s_g, s_g8, ai[2]);
         q4w_decode_scaled(cw.w, s_g, s_g8, ai[3]);
-        q4w_mma_group(accs, ai, ring + s * Q4_XB, g, q);
+        q4w_mma_group(accs, ai, desc0 + (uint64_t)((s * Q4_XB) >> 4), ring + s * Q4_XB, g, q);
     };
     int i = 0;
-    for (; i + 1 < ng; i += 2) {
-        step(i, a[0]);
-        step(i + 1, a[1]);
+#if Q4_CT <= 4
+    // Whole rounds of the ring unrolled, so every stage index is a constant; then the last
+    // groups (i is a multiple of stages, so their stages are 0, 1, ...).
+    for (; i + Q4_ST <= ng; i += Q4_ST) {
+#pragma unroll
+        for (int u = 0; u < Q4_ST; ++u) step(i + u, u, a[u & 1]);
     }
-    if (i < ng) step(i, a[0]);
+#pragma unroll
+    for (int u = 0; u < Q4_ST - 1; ++u)
+        if (i + u < ng) step(i + u, u, a[u & 1]);
+#else
+    // 64 tokens: two steps per iteration (the unrolled rounds spilled at the 4-CTA bound)
+    for (; i + 1 < ng; i += 2) {
+        step(i, i & (Q4_ST - 1), a[0]);
+        step(i + 1, (i + 1) & (Q4_ST - 1), a[1]);
+    }
+    if (i < ng) step(i, i & (Q4_ST - 1), a[0]);
+#endif
 #if Q4_WG
     q4w_wg_wait<0>();
 #endif
