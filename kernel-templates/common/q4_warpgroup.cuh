@@ -12,22 +12,25 @@
 // weights need no wait per group: the MMAs of group i run while group i + 1 is decoded.
 //   - the CTA is one warpgroup: 4 tile warps, one 64-row band (one wgmma M tile), over one
 //     K slice;
-//   - one ring in shared memory, `stages` stages (a power of two; stages - 2 groups in
-//     flight, since a stage is refilled only once the MMAs of the group before the last
-//     are done), cp.async, carries per 64-wide group the band's 2048 bytes of codes and
-//     128 of scales and the launch's token rows (128 bytes each) in wgmma's K-major
-//     128-byte-swizzled layout; one __syncthreads per group;
+//   - one ring in shared memory, `stages` stages (4 or 8; stages - 2 groups in flight,
+//     since a stage is refilled only once the MMAs of the group before the last are
+//     done) carries per 64-wide group the band's 2048 bytes of codes and 128 of scales and
+//     the launch's token rows, which module q4_act_wg writes as the stage's image (wgmma's
+//     k order, K-major, 128-byte swizzle; one contiguous range per group);
+//   - on sm_90a one thread copies a group with three bulk copies (async proxy, so wgmma
+//     reads them without a proxy fence) counted on the stage's `full` mbarrier, and refills
+//     a stage once the four warps have arrived on its `empty` one; elsewhere every thread
+//     copies its share with cp.async, with one __syncthreads per group;
 //   - on sm_90a (compute_90a PTX) a group is four wgmma m64n<N>k16 with the decoded,
 //     scaled weights (the per-warp schedules' mma.sync A fragments, q4_decode_word, times
 //     the scales) as the register operand (two register sets, alternating) and the stage
 //     as B; elsewhere each warp runs mma.sync on the same ring, so the variant is correct
 //     on every architecture;
 //   - B must hold at wgmma's k position (k-step s, k) the activation that lane q's
-//     registers pair with there: the kernel reads module q4_act_wg's copy `xw` (launch.rs
-//     passes it as x), whose 64-wide groups are in that order, and copies it 16 bytes at a
-//     time.
+//     registers pair with there: q4_act_wg's image (launch.rs passes it as x) is in that
+//     order.
 // Launch: grid (n / 64, k_split), block 128, dynamic shared memory Q4_SMEM (the catalog's
-// shared_bytes: the ring, 1024-byte aligned inside).
+// shared_bytes: the ring, 1024-byte aligned inside, and the mbarriers).
 #define Q4_W {{ warps }}
 #define Q4_CT {{ column_tiles }}
 #define Q4_KS {{ k_split }}
@@ -46,7 +49,7 @@
 #define Q4_XB (Q4_N * 128)
 #define Q4_WB 2176
 #define Q4_W0 (Q4_ST * Q4_XB)
-#define Q4_SMEM (1024 + Q4_W0 + Q4_ST * Q4_WB)
+#define Q4_SMEM (1024 + Q4_W0 + Q4_ST * Q4_WB + 128) /* + the mbarriers */
 // Resident CTAs per SM the registers must allow with wgmma: 5 up to 32 tokens, 4 at 64
 // (32 more accumulator registers).
 #define Q4_MIN_CTAS (Q4_WG ? (Q4_N >= 64 ? 4 : 5) : 1)
@@ -54,7 +57,7 @@
 // registers allow it, so consecutive wgmma do not wait for each other's sums.
 #define Q4_SETS (Q4_CT <= 4 ? 2 : 1)
 static_assert(Q4_W == 4, "one warpgroup: a 64-row band");
-static_assert(Q4_ST >= 4 && (Q4_ST & (Q4_ST - 1)) == 0, "stages: a power of two, two groups in flight at least");
+static_assert(Q4_ST >= 4 && Q4_ST <= 8 && (Q4_ST & (Q4_ST - 1)) == 0, "stages: 4 or 8 (two groups in flight at least; 128 bytes of mbarriers)");
 static_assert(Q4_CT == 1 || Q4_CT == 2 || Q4_CT == 4 || Q4_CT == 8, "wgmma N = 8 .. 64");
 static_assert({{ producer }} == 0 && {{ groups }} == 1 && {{ act_i8 }} == 0 && {{ cluster }} == 0,
               "the warpgroup schedule: its own ring, BF16 activations, the workspace K-slice sum");
@@ -101,6 +104,35 @@ __device__ __forceinline__ int q4w_swz(int r, int b)
 __device__ __forceinline__ void q4w_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void q4w_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void q4w_wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
+__device__ __forceinline__ void q4w_mbar_init(uint32_t bar, unsigned int count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void q4w_mbar_arrive(uint32_t bar)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }\n" ::"r"(bar) : "memory");
+}
+// The issuing thread's arrival, announcing `bytes` to come from its bulk copies.
+__device__ __forceinline__ void q4w_mbar_expect(uint32_t bar, unsigned int bytes)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void q4w_mbar_wait(uint32_t bar, unsigned int parity)
+{
+    unsigned int done;
+    do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+// `bytes` (a multiple of 16) from global src to shared dst, counted on bar.
+__device__ __forceinline__ void q4w_bulk(uint32_t dst, const void* src, int bytes, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
+}
 // Registers through an empty volatile asm: the A operands computed before the fence;
 // otherwise the compiler moves them across and ptxas waits for the MMAs in between or
 // serializes them.
@@ -200,54 +232,69 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     const int ng = (int)(((long long)(slice + 1) * G) / Q4_KS) - g0;
 
     // Weights: a band's blocks along K are one contiguous range (band-major), 2048 bytes of
-    // codes per group, in the order the tile warps read them; thread tid copies 16 bytes of
-    // each group's codes, threads 0..7 16 bytes each of its 128 bytes of scales.
-    const unsigned char* wsrc =
-        (const unsigned char*)q4w_opaque((size_t)((const unsigned char*)w_codes + ((size_t)band * G + g0) * 2048 + tid * 16));
-    const unsigned char* ssrc =
-        (const unsigned char*)q4w_opaque((size_t)((const unsigned char*)w_scales + ((size_t)band * G + g0) * 128 + (tid & 7) * 16));
-    const uint32_t w_dst = q4w_opaque(ring + Q4_W0 + tid * 16);
-    const uint32_t s_dst = q4w_opaque(ring + Q4_W0 + 2048 + (tid & 7) * 16);
-    // Token rows: 16-byte chunk c of row r (xw: already in wgmma's k order) lands on chunk
-    // c ^ (r & 7) of the stage's row r. Thread tid takes chunk c = tid % 8 of rows
-    // xr0 + 16 m (xr0 = tid / 8): the same swizzled column for every m, 2048 bytes apart in
-    // the stage, so one source pointer and one stage offset serve all of them. The rows of
-    // tokens >= t are not copied: whatever the stage holds there only reaches columns that
-    // are never stored.
-    constexpr int ROW_PASSES = (Q4_N + 15) / 16;
-    const int xr0 = tid >> 3;
-    const int live_rows = t < Q4_N ? t : Q4_N;
-    const unsigned char* x_src =
-        (const unsigned char*)q4w_opaque((size_t)(reinterpret_cast<const unsigned char*>(x_in) +
-                                                  ((size_t)(xr0 < live_rows ? xr0 : 0) * k + (size_t)g0 * 64) * 2 + 16 * (tid & 7)));
-    const size_t x_pass = (size_t)k * 32; // 16 token rows
-    const uint32_t x_dst = q4w_opaque(ring + q4w_swz(xr0, 16 * (tid & 7)));
-    // Group j's weights into stage s (= j mod stages: the callers pass it as a constant, so
-    // every shared address is a base plus an immediate).
+    // codes and 128 of scales per group, in the order the tile warps read them. Token rows:
+    // q4_act_wg's image of the launch, group by group `t` rows of 128 bytes, already in
+    // wgmma's k order and 128-byte swizzle, so a group's rows are one contiguous range that
+    // lands on the stage as it is. Rows of tokens >= t are not copied: whatever the stage
+    // holds there only reaches columns that are never stored.
+    const unsigned char* wsrc = (const unsigned char*)w_codes + ((size_t)band * G + g0) * 2048;
+    const unsigned char* ssrc = (const unsigned char*)w_scales + ((size_t)band * G + g0) * 128;
+    const unsigned char* xsrc = reinterpret_cast<const unsigned char*>(x_in) + (size_t)g0 * t * 128;
+    const int x_bytes = t * 128; // a group's token rows
+    constexpr int LOOK = Q4_ST - 2; // groups in flight
+#if Q4_WG
+    // Bulk copies (async proxy: wgmma reads them without a proxy fence), one thread issues
+    // a group's three; full[s]: stage s landed (its bytes counted), empty[s]: the four warps
+    // are done with it (their MMAs of the group complete).
+    const uint32_t bars = ring + Q4_W0 + Q4_ST * Q4_WB;
+    const uint32_t full = bars, empty = bars + 8 * Q4_ST;
+    if (tid == 0) {
+#pragma unroll
+        for (int st = 0; st < Q4_ST; ++st) {
+            q4w_mbar_init(full + 8 * st, 1);
+            q4w_mbar_init(empty + 8 * st, Q4_W);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
     auto fill_weights = [&](int j, int s) {
-        if (j < ng) {
-            q4w_cp16(w_dst + s * Q4_WB, wsrc + (size_t)j * 2048);
-            if (tid < 8) q4w_cp16(s_dst + s * Q4_WB, ssrc + (size_t)j * 128);
+        if (tid == 0 && j < ng) {
+            q4w_mbar_expect(full + 8 * s, Q4_WB + x_bytes);
+            q4w_bulk(ring + Q4_W0 + s * Q4_WB, wsrc + (size_t)j * 2048, 2048, full + 8 * s);
+            q4w_bulk(ring + Q4_W0 + s * Q4_WB + 2048, ssrc + (size_t)j * 128, 128, full + 8 * s);
         }
     };
-    // Group j's token rows into stage s (the weights: fill_weights), committed.
-    auto fill = [&](int j, int s) {
+    auto fill_x = [&](int j, int s) {
+        if (tid == 0 && j < ng) q4w_bulk(ring + s * Q4_XB, xsrc + (size_t)j * x_bytes, x_bytes, full + 8 * s);
+    };
+#else
+    // cp.async by every thread: 16 bytes of each group's codes, threads 0..7 16 bytes of
+    // its scales, and chunks tid + 128 m of its token rows.
+    auto fill_weights = [&](int j, int s) {
+        if (j < ng) {
+            q4w_cp16(ring + Q4_W0 + s * Q4_WB + tid * 16, wsrc + (size_t)j * 2048 + tid * 16);
+            if (tid < 8) q4w_cp16(ring + Q4_W0 + s * Q4_WB + 2048 + tid * 16, ssrc + (size_t)j * 128 + tid * 16);
+        }
+    };
+    auto fill_x = [&](int j, int s) {
         if (j < ng) {
 #pragma unroll
-            for (int m = 0; m < ROW_PASSES; ++m)
-                if (xr0 + 16 * m < live_rows) q4w_cp16(x_dst + 2048 * m + s * Q4_XB, x_src + m * x_pass + (size_t)j * 128);
+            for (int m = 0; m < (Q4_N * 8 + Q4_THREADS - 1) / Q4_THREADS; ++m) {
+                const int idx = tid + m * Q4_THREADS;
+                if (idx < t * 8) q4w_cp16(ring + s * Q4_XB + idx * 16, xsrc + (size_t)j * x_bytes + idx * 16);
+            }
         }
         q4_cp_async_commit(); // always: every thread counts the same groups
     };
+#endif
 
     // The first groups' weights before the wait (they do not depend on the kernel ahead),
-    // committed with group 0's token rows.
-    constexpr int LOOK = Q4_ST - 2;
+    // their token rows after it.
 #pragma unroll
     for (int j = 0; j < LOOK; ++j) fill_weights(j, j);
     NINFER_PDL_WAIT(); // the activations: q4_act_wg ahead writes them
 #pragma unroll
-    for (int j = 0; j < LOOK; ++j) fill(j, j);
+    for (int j = 0; j < LOOK; ++j) fill_x(j, j);
 
     float accs[Q4_SETS][Q4_CT][4];
 #pragma unroll
@@ -264,16 +311,23 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     unsigned int a[2][4][4]; // group i's weights in set i & 1
     // Step i: group i's MMAs; s = i mod stages, a constant at every call.
     auto step = [&](const int i, const int s, unsigned int (&ai)[4][4]) {
+        const int sf = (s + LOOK) & (Q4_ST - 1); // the stage group i + LOOK takes: group i - 2's
 #if Q4_WG
         q4w_wg_wait<1>(); // group i - 2 is done: its registers (ai) and its stage are free
-#endif
+        if (i >= 2) {
+            if (lane == 0) q4w_mbar_arrive(empty + 8 * sf);
+            // the issuing thread waits for the four warps before it refills the stage
+            if (tid == 0 && i + LOOK < ng) q4w_mbar_wait(empty + 8 * sf, ((i - 2) / Q4_ST) & 1);
+        }
+        fill_weights(i + LOOK, sf);
+        fill_x(i + LOOK, sf);
+        q4w_mbar_wait(full + 8 * s, (i / Q4_ST) & 1); // group i landed
+#else
         q4_cp_async_wait<LOOK - 1>(); // this thread's copies of group i have landed
-#if Q4_WG
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); // cp.async data -> wgmma reads
-#endif
         __syncthreads(); // everyone's have; and every warp is past group i - 2, whose stage i + LOOK takes
-        fill_weights(i + LOOK, (s + LOOK) & (Q4_ST - 1));
-        fill(i + LOOK, (s + LOOK) & (Q4_ST - 1));
+        fill_weights(i + LOOK, sf);
+        fill_x(i + LOOK, sf);
+#endif
         const uint4 cw = q4w_lds_u4(w_own + s * Q4_WB);
         const unsigned int sc = q4w_lds_u32(sc_own + s * Q4_WB);
         const float sg = q4_half_lo(sc), sg8 = q4_half_hi(sc);
@@ -286,7 +340,7 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
         q4w_mma_group(accs, ai, desc0 + (uint64_t)((s * Q4_XB) >> 4), ring + s * Q4_XB, g, q);
     };
     int i = 0;
-#if Q4_CT <= 4
+#if Q4_CT <= 8
     // Whole rounds of the ring unrolled, so every stage index is a constant; then the last
     // groups (i is a multiple of stages, so their stages are 0, 1, ...).
     for (; i + Q4_ST <= ng; i += Q4_ST) {
@@ -306,11 +360,12 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 #endif
 #if Q4_WG
     q4w_wg_wait<0>();
+#else
+    q4_cp_async_wait<0>();
 #endif
     float acc[Q4_CT][4]; // the sums the K-slice handshake takes
 #pragma unroll
     for (int c = 0; c < Q4_CT; ++c)
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[c][e] = Q4_SETS == 2 ? accs[0][c][e] + accs[Q4_SETS - 1][c][e] : accs[0][c][e];
-    q4_cp_async_wait<0>();
 #define Q4_TILE_BARRIER() __syncthreads()

@@ -178,8 +178,8 @@ impl Prepared for Q4Prepared {
         {
             self.reference_int8 = Some(expected(reference::Activations::Int8));
         }
-        // The warpgroup schedules' activation copy: x itself, each pair where
-        // pack::warpgroup_order puts it (docs/formats.md).
+        // The warpgroup schedules' activation image: x itself, each pair where
+        // pack::warpgroup_image puts it (docs/formats.md).
         let mut checks = Vec::new();
         if q4::family()
             .candidates
@@ -193,7 +193,7 @@ impl Prepared for Q4Prepared {
                 .clone_dtoh(&self.scratch.xw.slice(..self.tokens * k))?;
             let misplaced = xw
                 .iter()
-                .zip(super::pack::warpgroup_order(&self.x_host, k))
+                .zip(super::pack::warpgroup_image(&self.x_host, self.tokens, k))
                 .filter(|(a, b)| a.to_bits() != b.to_bits())
                 .count();
             checks.push(HelperCheck {

@@ -173,6 +173,29 @@ pub fn warpgroup_order<T: Copy>(x: &[T], k: usize) -> Vec<T> {
     out
 }
 
+/// What module q4_act_wg writes for `t` tokens of x (`[t][k]`): per 64-wide group `gi`, the
+/// `t` rows in [`warpgroup_order`], one after the other (token `r` at element
+/// `(gi * t + r) * 64`), the 16-byte chunk `c` of row `r` stored at chunk `c ^ (r % 8)`
+/// (wgmma's 128-byte swizzle): a group's rows are the shared-memory image the warpgroup
+/// schedules multiply, copied in one piece.
+pub fn warpgroup_image<T: Copy>(x: &[T], t: usize, k: usize) -> Vec<T> {
+    assert!(x.len() >= t * k);
+    let ordered = warpgroup_order(&x[..t * k], k);
+    let mut out = ordered.clone();
+    let groups = k / GROUP;
+    for r in 0..t {
+        for gi in 0..groups {
+            let src = &ordered[r * k + gi * GROUP..][..GROUP];
+            let row = (gi * t + r) * GROUP;
+            for c in 0..8 {
+                let to = row + 8 * (c ^ (r % 8));
+                out[to..to + 8].copy_from_slice(&src[8 * c..8 * c + 8]);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +232,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The image is the ordered activations moved around whole 16-byte chunks: every
+    /// (token, group, chunk) lands once, where wgmma's swizzled K-major layout reads it
+    /// (byte `(r % 8) * 128 + ((c ^ r) % 8) * 16` of the row block, rows of a group
+    /// contiguous).
+    #[test]
+    fn warpgroup_image_places_each_chunk_where_the_swizzle_reads_it() {
+        let (t, k) = (11, 128);
+        let x: Vec<u32> = (0..(t * k) as u32).collect();
+        let ordered = warpgroup_order(&x, k);
+        let image = warpgroup_image(&x, t, k);
+        let mut seen = vec![false; t * k];
+        for gi in 0..k / GROUP {
+            for r in 0..t {
+                for c in 0..8 {
+                    // byte offset of chunk c of row r inside the group's rows (as the
+                    // kernel's q4w_swz reads it), in elements
+                    let at = gi * t * GROUP + (r / 8) * 512 + (r % 8) * GROUP + 8 * ((c ^ r) % 8);
+                    assert!(!seen[at]);
+                    seen[at] = true;
+                    assert_eq!(
+                        image[at..at + 8],
+                        ordered[r * k + gi * GROUP + 8 * c..][..8],
+                        "token {r} group {gi} chunk {c}"
+                    );
+                }
+            }
+        }
+        assert!(seen.iter().step_by(8).all(|&v| v));
     }
 
     #[test]
