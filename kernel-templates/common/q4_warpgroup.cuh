@@ -3,29 +3,28 @@
 // residual add after it are the template's, shared by every schedule).
 // NOTE: this file is rendered through tera: never write "{" directly followed by "%", "{" or "#".
 //
-// The weights are scaled before the MMA: each decoded code is multiplied by its row's
-// group scale in BF16 (the FP16 scale rounded to BF16, the product rounded to BF16: at most
-// 2^-8 relative per weight), and one fp32 sum per output runs over the whole K slice. The
-// per-warp schedules instead sum each group exactly and scale the sum in fp32; measured
-// that way here (call 1 of docs/results/h200-2026-12-04a) every group ended in a wait for
-// its MMAs before the rescale, and the kernel took 23-46 µs whatever the width. Scaled
-// weights need no wait per group: the MMAs of group i run while group i + 1 is decoded.
+// The arithmetic is the per-warp schedules' (a fresh fp32 sum per 64-wide group over its
+// four k16 steps of exact BF16 products, then acc += sum x the row's FP16 scale, groups in
+// order, the same K-slice sums). Scaling the weights in BF16 before the MMA instead (one
+// fp32 sum over the slice, no wait per group) was 0-7 % faster but not accurate enough: a
+// weight rounded at 2^-9 of its size errs in proportion to the product, not to the
+// result, and with the check's outlier activations one output in call 10 of
+// docs/results/h200-2026-12-04a came out 0.1226 for 0.1460.
 //   - the CTA is one warpgroup: 4 tile warps, one 64-row band (one wgmma M tile), over one
 //     K slice;
-//   - one ring in shared memory, `stages` stages (4 or 8; stages - 2 groups in flight,
-//     since a stage is refilled only once the MMAs of the group before the last are
-//     done) carries per 64-wide group the band's 2048 bytes of codes and 128 of scales and
+//   - one ring in shared memory, `stages` stages (4 or 8; stages - 1 groups in flight)
+//     carries per 64-wide group the band's 2048 bytes of codes and 128 of scales and
 //     the launch's token rows, which module q4_act_wg writes as the stage's image (wgmma's
 //     k order, K-major, 128-byte swizzle; one contiguous range per group);
 //   - on sm_90a one thread copies a group with three bulk copies (async proxy, so wgmma
 //     reads them without a proxy fence) counted on the stage's `full` mbarrier, and refills
 //     a stage once the four warps have arrived on its `empty` one; elsewhere every thread
 //     copies its share with cp.async, with one __syncthreads per group;
-//   - on sm_90a (compute_90a PTX) a group is four wgmma m64n<N>k16 with the decoded,
-//     scaled weights (the per-warp schedules' mma.sync A fragments, q4_decode_word, times
-//     the scales) as the register operand (two register sets, alternating) and the stage
-//     as B; elsewhere each warp runs mma.sync on the same ring, so the variant is correct
-//     on every architecture;
+//   - on sm_90a (compute_90a PTX) a group is four wgmma m64n<N>k16 with the decoded
+//     weights (the per-warp schedules' mma.sync A fragments, q4_decode_word) as the
+//     register operand and the stage as B, waited for before the rescale (the other CTAs
+//     on the SM hide the wait); elsewhere each warp runs mma.sync on the same ring, so the
+//     variant is correct on every architecture;
 //   - B must hold at wgmma's k position (k-step s, k) the activation that lane q's
 //     registers pair with there: q4_act_wg's image (launch.rs passes it as x) is in that
 //     order.
@@ -53,11 +52,8 @@
 // Resident CTAs per SM the registers must allow with wgmma: 5 up to 32 tokens, 4 at 64
 // (32 more accumulator registers).
 #define Q4_MIN_CTAS (Q4_WG ? (Q4_N >= 64 ? 4 : 5) : 1)
-// Accumulator sets the k-steps alternate between (summed at the end): two where the
-// registers allow it, so consecutive wgmma do not wait for each other's sums.
-#define Q4_SETS (Q4_CT <= 4 ? 2 : 1)
 static_assert(Q4_W == 4, "one warpgroup: a 64-row band");
-static_assert(Q4_ST >= 4 && Q4_ST <= 8 && (Q4_ST & (Q4_ST - 1)) == 0, "stages: 4 or 8 (two groups in flight at least; 128 bytes of mbarriers)");
+static_assert(Q4_ST >= 4 && Q4_ST <= 8 && (Q4_ST & (Q4_ST - 1)) == 0, "stages: 4 or 8 (128 bytes of mbarriers)");
 static_assert(Q4_CT == 1 || Q4_CT == 2 || Q4_CT == 4 || Q4_CT == 8, "wgmma N = 8 .. 64");
 static_assert({{ producer }} == 0 && {{ groups }} == 1 && {{ act_i8 }} == 0 && {{ cluster }} == 0,
               "the warpgroup schedule: its own ring, BF16 activations, the workspace K-slice sum");
@@ -133,24 +129,32 @@ __device__ __forceinline__ void q4w_bulk(uint32_t dst, const void* src, int byte
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
                  ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
-// Registers through an empty volatile asm: the A operands computed before the fence;
-// otherwise the compiler moves them across and ptxas waits for the MMAs in between or
-// serializes them.
+// Registers through an empty volatile asm: computed before the fence (the A operands), or
+// read after the wait (the sums); otherwise the compiler moves them across and ptxas
+// waits for the MMAs in between or serializes them.
 __device__ __forceinline__ void q4w_pin(unsigned int (&r)[4])
 {
 #pragma unroll
     for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[e])::"memory");
 }
-// acc[64 rows x N tokens] += A (the warp's 16 rows x 16 k, mma.sync's A fragment) x B (the
-// stage's N tokens x 16 k at desc, K-major)
+__device__ __forceinline__ void q4w_pin(float (&d)[Q4_CT][4])
+{
+#pragma unroll
+    for (int c = 0; c < Q4_CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) asm volatile("" : "+f"(d[c][e])::"memory");
+}
+// d[64 rows x N tokens] (= with ACCUMULATE 0, += with 1) A (the warp's 16 rows x 16 k,
+// mma.sync's A fragment) x B (the stage's N tokens x 16 k at desc, K-major)
+template <int ACCUMULATE>
 __device__ __forceinline__ void q4w_wgmma(float (&acc)[Q4_CT][4], const unsigned int (&a)[4], uint64_t desc)
 {
     asm volatile("wgmma.mma_async.sync.aligned.m64n{{ column_tiles * 8 }}k16.f32.bf16.bf16 { "
                  "{% for i in range(end=column_tiles * 4) %}%{{ i }}{% if not loop.last %}, {% endif %}{% endfor %} }, "
                  "{ %{{ column_tiles * 4 }}, %{{ column_tiles * 4 + 1 }}, %{{ column_tiles * 4 + 2 }}, %{{ column_tiles * 4 + 3 }} }, "
-                 "%{{ column_tiles * 4 + 4 }}, 1, 1, 1, 0;\n"
+                 "%{{ column_tiles * 4 + 4 }}, %{{ column_tiles * 4 + 5 }}, 1, 1, 0;\n"
                  : {% for j in range(end=column_tiles) %}{% for e in range(end=4) %}"+f"(acc[{{ j }}][{{ e }}]){% if j * 4 + e < column_tiles * 4 - 1 %}, {% endif %}{% endfor %}{% endfor %}
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "n"(ACCUMULATE));
 }
 #endif
 
@@ -160,21 +164,28 @@ __device__ __forceinline__ uint64_t q4w_desc(uint32_t x_s)
 {
     return (uint64_t)((x_s & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
 }
-// acc += the group's products: the decoded, scaled weights a[k-step] times the stage's
-// token rows (at desc for wgmma, at x_s for mma.sync). With wgmma the MMAs are committed
-// and left in flight.
-__device__ __forceinline__ void q4w_mma_group(float (&acc)[Q4_SETS][Q4_CT][4], unsigned int (&a)[4][4], uint64_t desc,
-                                              uint32_t x_s, int g, int q)
+// The group's sums d (fresh) from the decoded weights a[k-step] and the stage's token rows
+// (at desc for wgmma, at x_s for mma.sync), complete on return.
+__device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int (&a)[4][4], uint64_t desc, uint32_t x_s,
+                                              int g, int q)
 {
 #if Q4_WG
     // k-step s is the next 32 bytes of the rows (2 in the 16-byte address field)
 #pragma unroll
     for (int s = 0; s < 4; ++s) q4w_pin(a[s]);
     q4w_wg_fence();
-#pragma unroll
-    for (int s = 0; s < 4; ++s) q4w_wgmma(acc[s % Q4_SETS], a[s], desc + 2 * s);
+    q4w_wgmma<0>(d, a[0], desc);
+    q4w_wgmma<1>(d, a[1], desc + 2);
+    q4w_wgmma<1>(d, a[2], desc + 4);
+    q4w_wgmma<1>(d, a[3], desc + 6);
     q4w_wg_commit();
+    q4w_wg_wait<0>();
+    q4w_pin(d);
 #else
+#pragma unroll
+    for (int c = 0; c < Q4_CT; ++c)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) d[c][e] = 0.0f;
 #pragma unroll
     for (int s = 0; s < 4; ++s)
 #pragma unroll
@@ -182,27 +193,9 @@ __device__ __forceinline__ void q4w_mma_group(float (&acc)[Q4_SETS][Q4_CT][4], u
             const int r = 8 * c + g;
             const unsigned int b0 = q4w_lds_u32(x_s + q4w_swz(r, 32 * s + 4 * q));
             const unsigned int b1 = q4w_lds_u32(x_s + q4w_swz(r, 32 * s + 16 + 4 * q));
-            q4_mma_bf16(acc[s % Q4_SETS][c], a[s], b0, b1);
+            q4_mma_bf16(d[c], a[s], b0, b1);
         }
 #endif
-}
-
-// BF16 pair x the scale pair (both halves rounded once; fma with -0 is the product).
-__device__ __forceinline__ unsigned int q4w_scale(unsigned int v, unsigned int s2)
-{
-    unsigned int r;
-    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(v), "r"(s2), "r"(0x80008000u));
-    return r;
-}
-// One word of codes decoded (q4_decode_word) and scaled: registers 0 and 2 are row g
-// (scale pair s_g), 1 and 3 row g + 8 (s_g8).
-__device__ __forceinline__ void q4w_decode_scaled(unsigned int w, unsigned int s_g, unsigned int s_g8, unsigned int (&a)[4])
-{
-    q4_decode_word(w, a);
-    a[0] = q4w_scale(a[0], s_g);
-    a[1] = q4w_scale(a[1], s_g8);
-    a[2] = q4w_scale(a[2], s_g);
-    a[3] = q4w_scale(a[3], s_g8);
 }
 
 extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }}(const uint4* __restrict__ w_codes,
@@ -241,11 +234,11 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     const unsigned char* ssrc = (const unsigned char*)w_scales + ((size_t)band * G + g0) * 128;
     const unsigned char* xsrc = reinterpret_cast<const unsigned char*>(x_in) + (size_t)g0 * t * 128;
     const int x_bytes = t * 128; // a group's token rows
-    constexpr int LOOK = Q4_ST - 2; // groups in flight
+    constexpr int LOOK = Q4_ST - 1; // groups in flight
 #if Q4_WG
     // Bulk copies (async proxy: wgmma reads them without a proxy fence), one thread issues
     // a group's three; full[s]: stage s landed (its bytes counted), empty[s]: the four warps
-    // are done with it (their MMAs of the group complete).
+    // are done with it (their MMAs of the group complete, its weights read).
     const uint32_t bars = ring + Q4_W0 + Q4_ST * Q4_WB;
     const uint32_t full = bars, empty = bars + 8 * Q4_ST;
     if (tid == 0) {
@@ -296,76 +289,66 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 #pragma unroll
     for (int j = 0; j < LOOK; ++j) fill_x(j, j);
 
-    float accs[Q4_SETS][Q4_CT][4];
+    float acc[Q4_CT][4]; // the sums the K-slice handshake takes
 #pragma unroll
-    for (int h = 0; h < Q4_SETS; ++h)
+    for (int c = 0; c < Q4_CT; ++c)
 #pragma unroll
-        for (int c = 0; c < Q4_CT; ++c)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) accs[h][c][e] = 0.0f;
+        for (int e = 0; e < 4; ++e) acc[c][e] = 0.0f;
 
     const uint32_t w_own = ring + Q4_W0 + warp * 512 + lane * 16;
     const uint32_t sc_own = ring + Q4_W0 + 2048 + warp * 32 + g * 4;
     // wgmma's descriptor of stage 0's token rows; stage s is s * XB / 16 further
     const uint64_t desc0 = q4w_desc(ring);
-    unsigned int a[2][4][4]; // group i's weights in set i & 1
-    // Step i: group i's MMAs; s = i mod stages, a constant at every call.
-    auto step = [&](const int i, const int s, unsigned int (&ai)[4][4]) {
-        const int sf = (s + LOOK) & (Q4_ST - 1); // the stage group i + LOOK takes: group i - 2's
+    // Step i: group i's MMAs and rescale; s = i mod stages, a constant where the caller
+    // unrolls.
+    auto step = [&](const int i, const int s) {
+        const int sf = (s + LOOK) & (Q4_ST - 1); // the stage group i + LOOK takes: group i - 1's
 #if Q4_WG
-        q4w_wg_wait<1>(); // group i - 2 is done: its registers (ai) and its stage are free
-        if (i >= 2) {
-            if (lane == 0) q4w_mbar_arrive(empty + 8 * sf);
-            // the issuing thread waits for the four warps before it refills the stage
-            if (tid == 0 && i + LOOK < ng) q4w_mbar_wait(empty + 8 * sf, ((i - 2) / Q4_ST) & 1);
-        }
+        // the issuing thread refills group i - 1's stage once the four warps are done with it
+        if (tid == 0 && i >= 1 && i + LOOK < ng) q4w_mbar_wait(empty + 8 * sf, ((i - 1) / Q4_ST) & 1);
         fill_weights(i + LOOK, sf);
         fill_x(i + LOOK, sf);
         q4w_mbar_wait(full + 8 * s, (i / Q4_ST) & 1); // group i landed
 #else
         q4_cp_async_wait<LOOK - 1>(); // this thread's copies of group i have landed
-        __syncthreads(); // everyone's have; and every warp is past group i - 2, whose stage i + LOOK takes
+        __syncthreads(); // everyone's have; and every warp is past group i - 1, whose stage i + LOOK takes
         fill_weights(i + LOOK, sf);
         fill_x(i + LOOK, sf);
 #endif
         const uint4 cw = q4w_lds_u4(w_own + s * Q4_WB);
         const unsigned int sc = q4w_lds_u32(sc_own + s * Q4_WB);
-        const float sg = q4_half_lo(sc), sg8 = q4_half_hi(sc);
-        const __nv_bfloat162 b_g = __floats2bfloat162_rn(sg, sg), b_g8 = __floats2bfloat162_rn(sg8, sg8);
-        const unsigned int s_g = *reinterpret_cast<const unsigned int*>(&b_g), s_g8 = *reinterpret_cast<const unsigned int*>(&b_g8);
-        q4w_decode_scaled(cw.x, s_g, s_g8, ai[0]);
-        q4w_decode_scaled(cw.y, s_g, s_g8, ai[1]);
-        q4w_decode_scaled(cw.z, s_g, s_g8, ai[2]);
-        q4w_decode_scaled(cw.w, s_g, s_g8, ai[3]);
-        q4w_mma_group(accs, ai, desc0 + (uint64_t)((s * Q4_XB) >> 4), ring + s * Q4_XB, g, q);
+        unsigned int a[4][4];
+        q4_decode_word(cw.x, a[0]);
+        q4_decode_word(cw.y, a[1]);
+        q4_decode_word(cw.z, a[2]);
+        q4_decode_word(cw.w, a[3]);
+        float d[Q4_CT][4];
+        q4w_mma_group(d, a, desc0 + (uint64_t)((s * Q4_XB) >> 4), ring + s * Q4_XB, g, q);
+#if Q4_WG
+        if (lane == 0) q4w_mbar_arrive(empty + 8 * s); // this warp is done with group i's stage
+#endif
+        q4_scale_into<Q4_CT>(acc, d, sc);
     };
     int i = 0;
-#if Q4_CT <= 8
+#if Q4_CT <= 4
     // Whole rounds of the ring unrolled, so every stage index is a constant; then the last
     // groups (i is a multiple of stages, so their stages are 0, 1, ...).
     for (; i + Q4_ST <= ng; i += Q4_ST) {
 #pragma unroll
-        for (int u = 0; u < Q4_ST; ++u) step(i + u, u, a[u & 1]);
+        for (int u = 0; u < Q4_ST; ++u) step(i + u, u);
     }
 #pragma unroll
     for (int u = 0; u < Q4_ST - 1; ++u)
-        if (i + u < ng) step(i + u, u, a[u & 1]);
+        if (i + u < ng) step(i + u, u);
 #else
     // 64 tokens: two steps per iteration (the unrolled rounds spilled at the 4-CTA bound)
     for (; i + 1 < ng; i += 2) {
-        step(i, i & (Q4_ST - 1), a[0]);
-        step(i + 1, (i + 1) & (Q4_ST - 1), a[1]);
+        step(i, i & (Q4_ST - 1));
+        step(i + 1, (i + 1) & (Q4_ST - 1));
     }
-    if (i < ng) step(i, i & (Q4_ST - 1), a[0]);
+    if (i < ng) step(i, i & (Q4_ST - 1));
 #endif
-#if Q4_WG
-    q4w_wg_wait<0>();
-#else
+#if !Q4_WG
     q4_cp_async_wait<0>();
 #endif
-    float acc[Q4_CT][4]; // the sums the K-slice handshake takes
-#pragma unroll
-    for (int c = 0; c < Q4_CT; ++c)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[c][e] = Q4_SETS == 2 ? accs[0][c][e] + accs[Q4_SETS - 1][c][e] : accs[0][c][e];
 #define Q4_TILE_BARRIER() __syncthreads()
