@@ -118,8 +118,7 @@ pub fn run(
             // Launches per graph: every copy at least twice, and enough to dwarf event overhead.
             let launches = (2 * copies).max(40);
             let choose = |w: u32| route(&key, w);
-            let schedule =
-                describe_schedules(t, op.max_launch_width(), &|w: u32| op.runs_as(choose(w), w));
+            let schedule = op.launch_schedules(t, &choose).join("+");
             // Warm-up (module loads) outside the graphs.
             inst.forward(gpu, 0, t, &choose)?;
             gpu.sync()?;
@@ -167,15 +166,6 @@ pub fn run(
 }
 
 /// The schedules a width of `t` runs, e.g. `a+b` when it is split into two launches.
-fn describe_schedules(t: usize, widest: usize, choose: &dyn Fn(u32) -> &'static Variant) -> String {
-    let mut parts = Vec::new();
-    let _ = routed::split_launches(t, widest, |_, width| {
-        parts.push(choose(width as u32).schedule);
-        Ok(())
-    });
-    parts.join("+")
-}
-
 pub fn print_table(report: &BenchReport) {
     println!(
         "device: {} ({} SMs), read bandwidth measured in this run: {:.0} GB/s, median of {} samples",

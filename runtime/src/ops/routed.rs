@@ -26,6 +26,16 @@ pub trait RoutedOp: Sync {
     fn runs_as(&self, chosen: &'static Variant, _width: u32) -> &'static Variant {
         chosen
     }
+    /// The schedules the launches of `t` columns run, in order: `forward`'s own split of
+    /// the op (what reports name).
+    fn launch_schedules(&self, t: usize, choose: Choose) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        let _ = split_launches(t, self.max_launch_width(), |_, width| {
+            out.push(self.runs_as(choose(width as u32), width as u32).schedule);
+            Ok(())
+        });
+        out
+    }
     /// Weight copies a timing graph at width `t` rotates through so that every launch
     /// reads from HBM (ops whose bytes grow with the width, like attention's window,
     /// need fewer at wide widths).

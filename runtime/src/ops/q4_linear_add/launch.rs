@@ -370,6 +370,35 @@ mod tests {
         assert!(Shape::parse("5120").is_err());
     }
 
+    /// Launches of at most 64 columns; a route naming a narrower schedule splits its launch
+    /// again, each piece with its own width's route; every token in exactly one launch.
+    #[test]
+    fn launch_plan_splits_where_the_schedule_is_narrower() {
+        let fam = family();
+        let compiled = |w: u32| fam.compiled_variant(w);
+        let plan = |t: usize, choose: &dyn Fn(u32) -> &'static Variant| -> Vec<(usize, usize, u32)> {
+            launch_plan(t, choose)
+                .into_iter()
+                .map(|(f, w, v)| (f, w, v.launch.max_width))
+                .collect()
+        };
+        // the compiled route serves at most 32 columns per launch
+        assert_eq!(plan(40, &compiled), vec![(0, 32, 32), (32, 8, 8)]);
+        assert_eq!(plan(64, &compiled), vec![(0, 32, 32), (32, 32, 32)]);
+        assert_eq!(plan(72, &compiled), vec![(0, 32, 32), (32, 32, 32), (64, 8, 8)]);
+        // a 64-column schedule takes whole launches
+        let wide = fam
+            .candidates
+            .iter()
+            .map(|&i| &VARIANTS[i])
+            .find(|v| v.launch.max_width == 64)
+            .expect("a 64-column schedule");
+        let routed = |w: u32| if w > 32 { wide } else { compiled(w) };
+        assert_eq!(plan(64, &routed), vec![(0, 64, 64)]);
+        assert_eq!(plan(70, &routed), vec![(0, 64, 64), (64, 6, 8)]);
+        assert!(plan(0, &routed).is_empty());
+    }
+
     #[test]
     fn every_variant_serves_its_launch_values() {
         let fam = family();

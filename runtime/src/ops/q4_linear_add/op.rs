@@ -42,6 +42,13 @@ impl RoutedOp for Q4LinearAdd {
         vec![w / 2 + 1, w / 2 + 8, w + 1, w + 8]
     }
 
+    fn launch_schedules(&self, t: usize, choose: Choose) -> Vec<&'static str> {
+        q4::launch_plan(t, choose)
+            .into_iter()
+            .map(|(_, _, v)| v.schedule)
+            .collect()
+    }
+
     fn may_calibrate(&self, variant: &Variant) -> bool {
         !q4::reads_int8(variant) || q4::int8_activations_allowed()
     }
