@@ -58,48 +58,7 @@ static_assert(Q4_CT == 1 || Q4_CT == 2 || Q4_CT == 4 || Q4_CT == 8, "wgmma N = 8
 static_assert({{ producer }} == 0 && {{ groups }} == 1 && {{ act_i8 }} == 0 && {{ cluster }} == 0,
               "the warpgroup schedule: its own ring, BF16 activations, the workspace K-slice sum");
 
-__device__ __forceinline__ uint32_t q4w_smem_u32(const void* p) { return (uint32_t)__cvta_generic_to_shared(p); }
-// One value made opaque: the compiler keeps it in a register instead of recomputing it
-// from the thread index at every use.
-template <typename T> __device__ __forceinline__ T q4w_opaque(T v)
-{
-    if constexpr (sizeof(T) == 8) {
-        unsigned long long u = (unsigned long long)v;
-        asm volatile("" : "+l"(u));
-        return (T)u;
-    } else {
-        unsigned int u = (unsigned int)v;
-        asm volatile("" : "+r"(u));
-        return (T)u;
-    }
-}
-__device__ __forceinline__ void q4w_cp16(uint32_t dst, const void* src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ __forceinline__ unsigned int q4w_lds_u32(uint32_t a)
-{
-    unsigned int v;
-    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
-    return v;
-}
-__device__ __forceinline__ uint4 q4w_lds_u4(uint32_t a)
-{
-    uint4 v;
-    asm volatile("ld.shared.v4.u32 { %0, %1, %2, %3 }, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
-    return v;
-}
-// Byte `b` (0..127) of token row r in a stage: wgmma's K-major 128-byte swizzle (8-row atoms
-// of 1024 bytes, 16-byte chunk XOR the row's low three bits).
-__device__ __forceinline__ int q4w_swz(int r, int b)
-{
-    return (r >> 3) * 1024 + (r & 7) * 128 + ((((b >> 4) ^ r) & 7) << 4) + (b & 15);
-}
-
 #if Q4_WG
-__device__ __forceinline__ void q4w_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void q4w_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void q4w_wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
 __device__ __forceinline__ void q4w_mbar_init(uint32_t bar, unsigned int count)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
@@ -173,13 +132,13 @@ __device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int
     // k-step s is the next 32 bytes of the rows (2 in the 16-byte address field)
 #pragma unroll
     for (int s = 0; s < 4; ++s) q4w_pin(a[s]);
-    q4w_wg_fence();
+    wgr_fence();
     q4w_wgmma<0>(d, a[0], desc);
     q4w_wgmma<1>(d, a[1], desc + 2);
     q4w_wgmma<1>(d, a[2], desc + 4);
     q4w_wgmma<1>(d, a[3], desc + 6);
-    q4w_wg_commit();
-    q4w_wg_wait<0>();
+    wgr_commit();
+    wgr_wait<0>();
     q4w_pin(d);
 #else
 #pragma unroll
@@ -191,8 +150,8 @@ __device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int
 #pragma unroll
         for (int c = 0; c < Q4_CT; ++c) {
             const int r = 8 * c + g;
-            const unsigned int b0 = q4w_lds_u32(x_s + q4w_swz(r, 32 * s + 4 * q));
-            const unsigned int b1 = q4w_lds_u32(x_s + q4w_swz(r, 32 * s + 16 + 4 * q));
+            const unsigned int b0 = wgr_lds_u32(x_s + wgr_swz(r, 32 * s + 4 * q));
+            const unsigned int b1 = wgr_lds_u32(x_s + wgr_swz(r, 32 * s + 16 + 4 * q));
             q4_mma_bf16(d[c], a[s], b0, b1);
         }
 #endif
@@ -206,7 +165,7 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
                                                                                 unsigned int* counters, int n, int k, int t)
 {
     extern __shared__ __align__(16) unsigned char q4_smem[];
-    const uint32_t ring = (q4w_smem_u32(q4_smem) + 1023u) & ~1023u; // shared address, 1024-aligned
+    const uint32_t ring = (wgr_smem_u32(q4_smem) + 1023u) & ~1023u; // shared address, 1024-aligned
     {
         uint32_t dyn;
         asm("mov.u32 %0, %%dynamic_smem_size;\n" : "=r"(dyn));
@@ -265,8 +224,8 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     // its scales, and chunks tid + 128 m of its token rows.
     auto fill_weights = [&](int j, int s) {
         if (j < ng) {
-            q4w_cp16(ring + Q4_W0 + s * Q4_WB + tid * 16, wsrc + (size_t)j * 2048 + tid * 16);
-            if (tid < 8) q4w_cp16(ring + Q4_W0 + s * Q4_WB + 2048 + tid * 16, ssrc + (size_t)j * 128 + tid * 16);
+            wgr_cp16(ring + Q4_W0 + s * Q4_WB + tid * 16, wsrc + (size_t)j * 2048 + tid * 16);
+            if (tid < 8) wgr_cp16(ring + Q4_W0 + s * Q4_WB + 2048 + tid * 16, ssrc + (size_t)j * 128 + tid * 16);
         }
     };
     auto fill_x = [&](int j, int s) {
@@ -274,7 +233,7 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 #pragma unroll
             for (int m = 0; m < (Q4_N * 8 + Q4_THREADS - 1) / Q4_THREADS; ++m) {
                 const int idx = tid + m * Q4_THREADS;
-                if (idx < t * 8) q4w_cp16(ring + s * Q4_XB + idx * 16, xsrc + (size_t)j * x_bytes + idx * 16);
+                if (idx < t * 8) wgr_cp16(ring + s * Q4_XB + idx * 16, xsrc + (size_t)j * x_bytes + idx * 16);
             }
         }
         q4_cp_async_commit(); // always: every thread counts the same groups
@@ -315,8 +274,8 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
         fill_weights(i + LOOK, sf);
         fill_x(i + LOOK, sf);
 #endif
-        const uint4 cw = q4w_lds_u4(w_own + s * Q4_WB);
-        const unsigned int sc = q4w_lds_u32(sc_own + s * Q4_WB);
+        const uint4 cw = wgr_lds_u4(w_own + s * Q4_WB);
+        const unsigned int sc = wgr_lds_u32(sc_own + s * Q4_WB);
         unsigned int a[4][4];
         q4_decode_word(cw.x, a[0]);
         q4_decode_word(cw.y, a[1]);

@@ -28,6 +28,7 @@
 {% include "common/ternary_i8.cuh" %}
 {% include "common/pdl.cuh" %}
 {% include "common/l2_prefetch.cuh" %}
+{% include "common/warpgroup_ring.cuh" %}
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define T2W_WG 1
@@ -74,42 +75,10 @@ static_assert({{ tiles_per_warp }} == 1 && {{ words }} == 1 && {{ act_prefetch }
                   {{ one_token }} == 0 && {{ row_bands }} == 0 && {{ cluster }} == 0,
               "the warpgroup schedule: one 16-row tile per warp, its own activation path");
 
-__device__ __forceinline__ uint32_t t2w_smem_u32(const void* p) { return (uint32_t)__cvta_generic_to_shared(p); }
-// One value made opaque: the compiler keeps it in a register instead of recomputing it
-// from the thread index at every use (which it did for every copy address, every step).
-template <typename T> __device__ __forceinline__ T t2w_opaque(T v)
-{
-    if constexpr (sizeof(T) == 8) {
-        unsigned long long u = (unsigned long long)v;
-        asm volatile("" : "+l"(u));
-        return (T)u;
-    } else {
-        unsigned int u = (unsigned int)v;
-        asm volatile("" : "+r"(u));
-        return (T)u;
-    }
-}
-// Shared memory through 32-bit addresses computed once (generic pointers cost a window
-// conversion at every access).
-__device__ __forceinline__ void t2w_cp16(uint32_t dst, const void* src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
-}
+// More 32-bit shared-memory accesses (common/warpgroup_ring.cuh has the shared ones).
 __device__ __forceinline__ void t2w_cp4(uint32_t dst, const void* src)
 {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ __forceinline__ unsigned int t2w_lds_u32(uint32_t a)
-{
-    unsigned int v;
-    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
-    return v;
-}
-__device__ __forceinline__ uint4 t2w_lds_u4(uint32_t a)
-{
-    uint4 v;
-    asm volatile("ld.shared.v4.u32 { %0, %1, %2, %3 }, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
-    return v;
 }
 __device__ __forceinline__ float4 t2w_lds_f4(uint32_t a)
 {
@@ -122,17 +91,7 @@ __device__ __forceinline__ void t2w_sts_f4(uint32_t a, float4 v)
     asm volatile("st.shared.v4.f32 [%0], { %1, %2, %3, %4 };\n" ::"r"(a), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
 }
 
-// Byte `b` (0..127) of token row r in a stage: wgmma's K-major 128-byte swizzle (8-row atoms
-// of 1024 bytes, 16-byte chunk XOR the row's low three bits).
-__device__ __forceinline__ int t2w_swz(int r, int b)
-{
-    return (r >> 3) * 1024 + (r & 7) * 128 + ((((b >> 4) ^ r) & 7) << 4) + (b & 15);
-}
-
 #if T2W_WG
-__device__ __forceinline__ void t2w_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void t2w_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void t2w_wg_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
 // Registers through an empty volatile asm: computed before the next volatile asm (the A
 // operands and the MAGIC start before the fence), or read after the previous one (the
 // sums after the wait). Otherwise the compiler moves them across, and ptxas then waits
@@ -172,11 +131,11 @@ __device__ __forceinline__ void t2w_mma_group(int (&d)[2][T2W_D], const unsigned
     for (int s = 0; s < 4; ++s) t2w_pin(a[s]);
     t2w_pin(d[0]);
     t2w_pin(d[1]);
-    t2w_wg_fence();
+    wgr_fence();
 #pragma unroll
     for (int s = 0; s < 4; ++s) t2w_wgmma(d[s >> 1], a[s], desc + 2 * s);
-    t2w_wg_commit();
-    t2w_wg_wait<0>();
+    wgr_commit();
+    wgr_wait<0>();
     t2w_pin(d[0]);
     t2w_pin(d[1]);
 #else
@@ -185,8 +144,8 @@ __device__ __forceinline__ void t2w_mma_group(int (&d)[2][T2W_D], const unsigned
 #pragma unroll
         for (int j = 0; j < T2W_CT; ++j) {
             const int r = 8 * j + g;
-            const unsigned int b0 = t2w_lds_u32(xq_s + t2w_swz(r, 32 * s + 4 * q));
-            const unsigned int b1 = t2w_lds_u32(xq_s + t2w_swz(r, 32 * s + 16 + 4 * q));
+            const unsigned int b0 = wgr_lds_u32(xq_s + wgr_swz(r, 32 * s + 4 * q));
+            const unsigned int b1 = wgr_lds_u32(xq_s + wgr_swz(r, 32 * s + 16 + 4 * q));
             int c[4] = {d[s >> 1][4 * j], d[s >> 1][4 * j + 1], d[s >> 1][4 * j + 2], d[s >> 1][4 * j + 3]};
             int o[4];
             ninfer_mma_s8(o, a[s], b0, b1, c);
@@ -225,7 +184,7 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
                                                                                   unsigned int* __restrict__ cnt)
 {
     extern __shared__ __align__(16) unsigned char t2w_dyn[];
-    const uint32_t ring = (t2w_smem_u32(t2w_dyn) + 1023u) & ~1023u; // shared address, 1024-aligned
+    const uint32_t ring = (wgr_smem_u32(t2w_dyn) + 1023u) & ~1023u; // shared address, 1024-aligned
     {
         uint32_t dyn;
         asm("mov.u32 %0, %%dynamic_smem_size;\n" : "=r"(dyn));
@@ -237,9 +196,9 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
     const int gb = T2W_KS == 1 ? 0 : (int)(blockIdx.y * G / T2W_KS);
     const int GL = T2W_KS == 1 ? G : (int)((blockIdx.y + 1) * G / T2W_KS) - gb;
     const size_t tile = (size_t)blockIdx.x * T2W_WARPS + warp; // the warp's 16-row tile
-    const uint4* wq = (const uint4*)t2w_opaque((size_t)(w_codes + (tile * G + gb) * 32 + lane)); // lane's 16 bytes
-    const __half* sq = (const __half*)t2w_opaque((size_t)(w_scales + (tile * G + gb) * 16 + 8 * (lane & 1))); // lanes 0, 1
-    const uint32_t w_own = t2w_opaque(ring + T2W_XW0 + warp * 544);          // + stage * XW
+    const uint4* wq = (const uint4*)wgr_opaque((size_t)(w_codes + (tile * G + gb) * 32 + lane)); // lane's 16 bytes
+    const __half* sq = (const __half*)wgr_opaque((size_t)(w_scales + (tile * G + gb) * 16 + 8 * (lane & 1))); // lanes 0, 1
+    const uint32_t w_own = wgr_opaque(ring + T2W_XW0 + warp * 544);          // + stage * XW
 
     // Ring copies: 16-byte chunk c of token row r (xq here is quant_act_i8_wg's `xqw`, whose
     // 128-byte groups are already in wgmma's k order) lands on chunk c ^ (r & 7) of the
@@ -255,20 +214,20 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
 #pragma unroll
     for (int m = 0; m < PER_THREAD; ++m) {
         const int idx = tid + m * T2W_THREADS, r = idx >> 3, c = idx & 7;
-        copies[m] = t2w_opaque((int)(idx < CHUNKS && r < t));
-        src_row[m] = (const int8_t*)t2w_opaque((size_t)(xq + (size_t)(copies[m] ? r : 0) * k + (size_t)gb * 128 + 16 * c));
-        dst_off[m] = t2w_opaque(ring + t2w_swz(r, 16 * c));
+        copies[m] = wgr_opaque((int)(idx < CHUNKS && r < t));
+        src_row[m] = (const int8_t*)wgr_opaque((size_t)(xq + (size_t)(copies[m] ? r : 0) * k + (size_t)gb * 128 + 16 * c));
+        dst_off[m] = wgr_opaque(ring + wgr_swz(r, 16 * c));
     }
     // the token whose scales it copies and converts
-    const int copies_xs = t2w_opaque((int)(tid < T2W_N && tid < t));
-    const __half* xs_src = (const __half*)t2w_opaque((size_t)(xs + (size_t)(copies_xs ? tid : 0) * ch + 2 * gb));
-    const uint32_t xr_own = t2w_opaque(ring + T2W_XR0 + 4 * tid), xf_own = t2w_opaque(ring + T2W_XF0 + 16 * tid);
+    const int copies_xs = wgr_opaque((int)(tid < T2W_N && tid < t));
+    const __half* xs_src = (const __half*)wgr_opaque((size_t)(xs + (size_t)(copies_xs ? tid : 0) * ch + 2 * gb));
+    const uint32_t xr_own = wgr_opaque(ring + T2W_XR0 + 4 * tid), xf_own = wgr_opaque(ring + T2W_XF0 + 16 * tid);
     // Group j's weights into its stage: every lane 16 bytes of codes, lanes 0 and 1 the scales.
     auto fill_weights = [&](int j) {
         if (j < GL) {
             const uint32_t dst = w_own + (j & (T2W_RING - 1)) * T2W_XW;
-            t2w_cp16(dst + 16 * lane, wq + (size_t)j * 32);
-            if (lane < 2) t2w_cp16(dst + 512 + 16 * lane, sq + (size_t)j * 16);
+            wgr_cp16(dst + 16 * lane, wq + (size_t)j * 32);
+            if (lane < 2) wgr_cp16(dst + 512 + 16 * lane, sq + (size_t)j * 16);
         }
     };
     // Group j's activations into its stage (the weights: fill_weights), committed.
@@ -277,7 +236,7 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
             const int s = j & (T2W_RING - 1);
 #pragma unroll
             for (int m = 0; m < PER_THREAD; ++m)
-                if (copies[m]) t2w_cp16(dst_off[m] + s * T2W_XQ, src_row[m] + (size_t)j * 128);
+                if (copies[m]) wgr_cp16(dst_off[m] + s * T2W_XQ, src_row[m] + (size_t)j * 128);
             if (copies_xs) t2w_cp4(xr_own + s * T2W_XR, xs_src + 2 * j);
         }
         ninfer_cp_async_commit(); // always: every thread counts the same groups
@@ -285,7 +244,7 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
     // Group j's scales (landed: this thread copied them) as the rescale's floats.
     auto convert = [&](int j) {
         const int s = j & (T2W_RING - 1);
-        const unsigned int pr = t2w_lds_u32(xr_own + s * T2W_XR);
+        const unsigned int pr = wgr_lds_u32(xr_own + s * T2W_XR);
         const float x0 = ninfer_half_lo(pr), x1 = ninfer_half_hi(pr);
         t2w_sts_f4(xf_own + s * T2W_XF, make_float4(x0, x1, -T2W_MAGIC * x0, 0.0f));
     };
@@ -333,8 +292,8 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
         fill_weights(i + T2W_LOOK);
         fill(i + T2W_LOOK);
         const uint32_t w_s = w_own + s * T2W_XW;
-        const uint4 cw = t2w_lds_u4(w_s + 16 * lane);
-        const unsigned int sc = t2w_lds_u32(w_s + 512 + 4 * g);
+        const uint4 cw = wgr_lds_u4(w_s + 16 * lane);
+        const unsigned int sc = wgr_lds_u32(w_s + 512 + 4 * g);
         unsigned int a[4][4];
         ninfer_decode_ternary_word(cw.x, a[0], tab_x, tab_y);
         ninfer_decode_ternary_word(cw.y, a[1], tab_x, tab_y);

@@ -1,0 +1,53 @@
+// common/warpgroup_ring.cuh: shared-memory and wgmma helpers of the warpgroup schedules
+// (common/t2_warpgroup.cuh, common/q4_warpgroup.cuh): 32-bit shared addresses computed once
+// (generic pointers cost a window conversion at every access), the 128-byte swizzle of a
+// K-major wgmma operand, and the wgmma fence, commit and wait.
+// NOTE: this file is rendered through tera: never write "{" directly followed by "%", "{" or "#".
+#ifndef NINFER_COMMON_WARPGROUP_RING_CUH
+#define NINFER_COMMON_WARPGROUP_RING_CUH
+
+__device__ __forceinline__ uint32_t wgr_smem_u32(const void* p) { return (uint32_t)__cvta_generic_to_shared(p); }
+// One value made opaque: the compiler keeps it in a register instead of recomputing it
+// from the thread index at every use (which it did for every copy address, every step).
+template <typename T> __device__ __forceinline__ T wgr_opaque(T v)
+{
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long u = (unsigned long long)v;
+        asm volatile("" : "+l"(u));
+        return (T)u;
+    } else {
+        unsigned int u = (unsigned int)v;
+        asm volatile("" : "+r"(u));
+        return (T)u;
+    }
+}
+__device__ __forceinline__ void wgr_cp16(uint32_t dst, const void* src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ unsigned int wgr_lds_u32(uint32_t a)
+{
+    unsigned int v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
+    return v;
+}
+__device__ __forceinline__ uint4 wgr_lds_u4(uint32_t a)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 { %0, %1, %2, %3 }, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
+    return v;
+}
+// Byte `b` (0..127) of row r of a K-major wgmma operand with the 128-byte swizzle (8-row
+// atoms of 1024 bytes, 16-byte chunk XOR the row's low three bits).
+__device__ __forceinline__ int wgr_swz(int r, int b)
+{
+    return (r >> 3) * 1024 + (r & 7) * 128 + ((((b >> 4) ^ r) & 7) << 4) + (b & 15);
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ __forceinline__ void wgr_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgr_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wgr_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
+#endif
+
+#endif
