@@ -376,16 +376,20 @@ mod tests {
     fn launch_plan_splits_where_the_schedule_is_narrower() {
         let fam = family();
         let compiled = |w: u32| fam.compiled_variant(w);
-        let plan = |t: usize, choose: &dyn Fn(u32) -> &'static Variant| -> Vec<(usize, usize, u32)> {
-            launch_plan(t, choose)
-                .into_iter()
-                .map(|(f, w, v)| (f, w, v.launch.max_width))
-                .collect()
-        };
+        let plan =
+            |t: usize, choose: &dyn Fn(u32) -> &'static Variant| -> Vec<(usize, usize, u32)> {
+                launch_plan(t, choose)
+                    .into_iter()
+                    .map(|(f, w, v)| (f, w, v.launch.max_width))
+                    .collect()
+            };
         // the compiled route serves at most 32 columns per launch
         assert_eq!(plan(40, &compiled), vec![(0, 32, 32), (32, 8, 8)]);
         assert_eq!(plan(64, &compiled), vec![(0, 32, 32), (32, 32, 32)]);
-        assert_eq!(plan(72, &compiled), vec![(0, 32, 32), (32, 32, 32), (64, 8, 8)]);
+        assert_eq!(
+            plan(72, &compiled),
+            vec![(0, 32, 32), (32, 32, 32), (64, 8, 8)]
+        );
         // a 64-column schedule takes whole launches
         let wide = fam
             .candidates

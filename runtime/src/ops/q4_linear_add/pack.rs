@@ -165,7 +165,9 @@ pub fn warpgroup_order<T: Copy>(x: &[T], k: usize) -> Vec<T> {
     assert!(k % GROUP == 0 && x.len() % k == 0);
     let mut out = x.to_vec();
     for (src, dst) in x.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
-        for (q, s, h) in (0..4).flat_map(|q| (0..4).flat_map(move |s| (0..2).map(move |h| (q, s, h)))) {
+        for (q, s, h) in
+            (0..4).flat_map(|q| (0..4).flat_map(move |s| (0..2).map(move |h| (q, s, h))))
+        {
             let (from, to) = (16 * q + 4 * s + 2 * h, 16 * s + 8 * h + 2 * q);
             dst[to..to + 2].copy_from_slice(&src[from..from + 2]);
         }
