@@ -6,7 +6,8 @@
 // The arithmetic is the per-warp schedules' (a fresh fp32 sum per 64-wide group over its
 // four k16 steps of exact BF16 products, then acc += sum x the row's FP16 scale, groups in
 // order, the same K-slice sums). Scaling the weights in BF16 before the MMA instead (one
-// fp32 sum over the slice, no wait per group) was 0-7 % faster but not accurate enough: a
+// fp32 sum over the slice, no wait per group) was at most 4 % faster (at 64 tokens; slower
+// at some widths) and not accurate enough: a
 // weight rounded at 2^-9 of its size errs in proportion to the product, not to the
 // result, and with the check's outlier activations one output in call 10 of
 // docs/results/h200-2026-12-04a came out 0.1226 for 0.1460.

@@ -165,7 +165,6 @@ pub fn run(
     })
 }
 
-/// The schedules a width of `t` runs, e.g. `a+b` when it is split into two launches.
 pub fn print_table(report: &BenchReport) {
     println!(
         "device: {} ({} SMs), read bandwidth measured in this run: {:.0} GB/s, median of {} samples",

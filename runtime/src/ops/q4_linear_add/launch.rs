@@ -46,13 +46,14 @@ pub fn family() -> &'static Family {
 /// The scratch of one shape for up to `capacity` tokens: fp32 K-split partial sums for the
 /// widest `ws_per_row` of any variant, one arrival counter per row block (kept zeroed by
 /// the kernels: the last CTA of a row block resets its counter), and the int8 activations
-/// of the `act_i8` schedules, and the reordered BF16 activations of the `act_wg` ones.
+/// of the `act_i8` schedules, and the activation image of the `act_wg` ones.
 pub struct Workspace {
     pub n: usize,
     pub ws: CudaSlice<f32>,
     pub counters: CudaSlice<u32>,
     pub act: I8Activations,
-    /// x in the k order of the warpgroup schedules (module q4_act_wg), `k` per token.
+    /// The warpgroup schedules' activation image (module q4_act_wg, `pack::warpgroup_image`):
+    /// a launch over tokens `first..first+width` finds its image at element `first * k`.
     pub xw: CudaSlice<bf16>,
 }
 
@@ -112,7 +113,7 @@ pub fn runs_as(chosen: &'static Variant, width: u32) -> &'static Variant {
     }
 }
 
-/// Whether `variant` reads the activations in wgmma's k order (`act_wg`: the warpgroup
+/// Whether `variant` reads module q4_act_wg's activation image (`act_wg`: the warpgroup
 /// schedules).
 pub fn reads_wgmma_order(variant: &Variant) -> bool {
     variant.launch.extra("act_wg") == Some(1)
@@ -145,8 +146,8 @@ pub fn reorder_module() -> &'static Variant {
     catalog::module("q4_act_wg").expect("catalog.toml declares module q4_act_wg")
 }
 
-/// Copies x rows `first..first+width` into the same rows of `xw` in the warpgroup
-/// schedules' k order (q4_act_wg).
+/// Writes x rows `first..first+width` as the warpgroup schedules' activation image
+/// (q4_act_wg, `pack::warpgroup_image` of those rows) at element `first * k` of `xw`.
 pub fn reorder(
     gpu: &Gpu,
     x: &CudaSlice<bf16>,
@@ -157,7 +158,7 @@ pub fn reorder(
 ) -> anyhow::Result<()> {
     ensure!(
         (first + width) * k <= xw.len(),
-        "{} tokens exceed the reordered activation buffer ({})",
+        "{} tokens exceed the activation image buffer ({})",
         first + width,
         xw.len() / k
     );
@@ -224,7 +225,7 @@ fn quantize(
 
 /// One launch of `variant` over tokens `first..first+width`: residual rows
 /// `first..first+width` += x rows `first..first+width` · Wᵀ. An `act_i8` variant first
-/// quantizes those x rows, an `act_wg` one reorders them (one more launch).
+/// quantizes those x rows, an `act_wg` one lays them out as its image (one more launch).
 #[allow(clippy::too_many_arguments)]
 pub fn project(
     gpu: &Gpu,
@@ -313,8 +314,8 @@ pub fn project(
     let (n_i, k_i, t_i) = (n as i32, k as i32, width as i32);
     let mut args = KernelArgs::new();
     args.buffer(gpu, &w.codes).buffer(gpu, &w.scales);
-    // x and x_aux: the int8 rows and their (scale, correction) pairs, the reordered BF16
-    // rows, or the BF16 rows (x_aux then unused)
+    // x and x_aux: the int8 rows and their (scale, correction) pairs, the activation image,
+    // or the BF16 rows (x_aux then unused)
     let aux_rows = scratch.act.aux.slice(first * (k / GROUP) * 2..);
     if int8 {
         args.buffer(gpu, &scratch.act.xq.slice(first * k..));

@@ -251,7 +251,7 @@ mod tests {
             for r in 0..t {
                 for c in 0..8 {
                     // byte offset of chunk c of row r inside the group's rows (as the
-                    // kernel's q4w_swz reads it), in elements
+                    // kernel's wgr_swz reads it), in elements
                     let at = gi * t * GROUP + (r / 8) * 512 + (r % 8) * GROUP + 8 * ((c ^ r) % 8);
                     assert!(!seen[at]);
                     seen[at] = true;
