@@ -301,7 +301,9 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     for (int u = 0; u < Q4_ST - 1; ++u)
         if (i + u < ng) step(i + u, u);
 #else
-    // 64 tokens: two steps per iteration (the unrolled rounds spilled at the 4-CTA bound)
+    // 64 tokens: two steps per iteration, as measured. (The unrolled rounds spilled at the
+    // 4-CTA bound in call 4's version of this kernel; this one fits them in 128 registers,
+    // which was not measured.)
     for (; i + 1 < ng; i += 2) {
         step(i, i & (Q4_ST - 1));
         step(i + 1, (i + 1) & (Q4_ST - 1));
