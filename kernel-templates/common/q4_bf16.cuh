@@ -134,35 +134,30 @@ __device__ __forceinline__ void q4_mma_u8s8(int (&d)[4], const unsigned int (&a)
 }
 
 // One 64-wide K group of one 16-row tile with int8 activations (act_i8 = 1): word s of the
-// lane's 16 weight bytes gives, masked with 0x0f0f0f0f, row g's four codes u (bytes at k
-// 16q + 4s + {0, 2, 1, 3}: nibbles 0, 2, 4, 6) and, masked with 0xf0f0f0f0, row g + 8's
-// as 16 u (nibbles 1, 3, 5, 7 left in place: one LOP3 per register, no shift): the A
-// registers of m16n8k32 k-step s / 2 (a0, a1 from word 2t, a2, a3 from word 2t + 1).
+// lane's 16 weight bytes gives, masked, row gq's four codes u (bytes at k 16q + 4s +
+// {0, 2, 1, 3}: nibbles 0, 2, 4, 6) and, shifted by 4, row gq + 8's (nibbles 1, 3, 5, 7):
+// the A registers of m16n8k32 k-step s / 2 (a0, a1 from word 2t, a2, a3 from word 2t + 1).
 // v[c]: the lane's token row (16 codes at k 16q, stored in that same order by
-// quant_act_i8_q4); corr[c], xs[c]: its C-fragment tokens' aux record (docs/formats.md),
-// in the C fragment's order: the corrections (-8 x and -128 x each token's code sum) and
-// the scales (x scale and x scale / 16).
-// Per column tile two MMAs that start from the corrections, so rows g hold the exact
-// sum(code * xq) and rows g + 8 sixteen times it; then acc += sum * w_scale * x_scale, rows
-// g + 8 with x scale / 16: the same products, since scaling by 16 is exact (every sum is an
-// integer below 2^24, exact in f32).
+// quant_act_i8_q4); u0[c], u1[c]: (x scale, -8 * sum of codes) of its C-fragment tokens.
+// Per column tile two MMAs, then acc += (d - 8 * sum(xq)) * w_scale * x_scale (d and the
+// correction are integers below 2^24: exact in f32).
 template <int CT>
 __device__ __forceinline__ void q4_group_i8(float (&acc)[CT][4], const uint4& w, unsigned int sc, const uint4 (&v)[CT],
-                                            uint4 (&corr)[CT], const float4 (&xs)[CT])
+                                            const float2 (&u0)[CT], const float2 (&u1)[CT])
 {
-    constexpr unsigned int lo = 0x0f0f0f0fu, hi = 0xf0f0f0f0u;
-    const unsigned int a0[4] = {w.x & lo, w.x & hi, w.y & lo, w.y & hi};
-    const unsigned int a1[4] = {w.z & lo, w.z & hi, w.w & lo, w.w & hi};
+    constexpr unsigned int m = 0x0f0f0f0fu;
+    const unsigned int a0[4] = {w.x & m, (w.x >> 4) & m, w.y & m, (w.y >> 4) & m};
+    const unsigned int a1[4] = {w.z & m, (w.z >> 4) & m, w.w & m, (w.w >> 4) & m};
     const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
 #pragma unroll
     for (int c = 0; c < CT; ++c) {
-        int(&d)[4] = *reinterpret_cast<int(*)[4]>(&corr[c]); // the MMAs accumulate onto it
+        int d[4] = {0, 0, 0, 0};
         q4_mma_u8s8(d, a0, v[c].x, v[c].y);
         q4_mma_u8s8(d, a1, v[c].z, v[c].w);
-        acc[c][0] = fmaf((float)d[0], s0 * xs[c].x, acc[c][0]);
-        acc[c][1] = fmaf((float)d[1], s0 * xs[c].y, acc[c][1]);
-        acc[c][2] = fmaf((float)d[2], s8 * xs[c].z, acc[c][2]);
-        acc[c][3] = fmaf((float)d[3], s8 * xs[c].w, acc[c][3]);
+        acc[c][0] = fmaf((float)d[0] + u0[c].y, s0 * u0[c].x, acc[c][0]);
+        acc[c][1] = fmaf((float)d[1] + u1[c].y, s0 * u1[c].x, acc[c][1]);
+        acc[c][2] = fmaf((float)d[2] + u0[c].y, s8 * u0[c].x, acc[c][2]);
+        acc[c][3] = fmaf((float)d[3] + u1[c].y, s8 * u1[c].x, acc[c][3]);
     }
 }
 

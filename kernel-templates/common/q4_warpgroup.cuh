@@ -161,7 +161,7 @@ __device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int
 extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }}(const uint4* __restrict__ w_codes,
                                                                                 const unsigned int* __restrict__ w_scales,
                                                                                 const void* __restrict__ x_in,
-                                                                                const float4* __restrict__ x_aux,
+                                                                                const float2* __restrict__ x_aux,
                                                                                 __nv_bfloat16* residual, float* ws,
                                                                                 unsigned int* counters, int n, int k, int t)
 {

@@ -91,12 +91,9 @@ pub fn q4_order(xq: &[i8]) -> Vec<i8> {
 
 /// The `act_i8` schedules' integer sums, emulated lane by lane: per (16-row tile, group,
 /// 8-token column tile) the two m16n8k32 u8 x s8 MMAs built from each lane's weight words
-/// (masked: the low nibbles as u for rows 0-7, the high ones in place, as 16 u, for rows
-/// 8-15) and its 16 activation bytes of `xq_ordered` (tokens `0..t`, k per token, in
-/// [`q4_order`]), started from the correction of `quant_act_i8_q4`'s aux (-8 x the group's
-/// code sum, and 16 times that for rows 8-15). Returns `[t][n][group]` sums (rows 8-15
-/// divided by 16, which the kernel does through the scale), which must equal
-/// `sum(code * xq)` over each group exactly.
+/// (masked and shifted) and its 16 activation bytes of `xq_ordered` (tokens `0..t`, k per
+/// token, in [`q4_order`]), minus 8 x the group's code sum. Returns `[t][n][group]`
+/// sums, which must equal `sum(code * xq)` over each group exactly.
 pub fn emulate_int8_sums(p: &PackedQ4, xq_ordered: &[i8], t: usize) -> Vec<i64> {
     let (n, k) = (p.n, p.k);
     let groups = k / GROUP;
@@ -106,18 +103,7 @@ pub fn emulate_int8_sums(p: &PackedQ4, xq_ordered: &[i8], t: usize) -> Vec<i64> 
         for gi in 0..groups {
             let block = &p.codes[block_index(r, gi, k) * BLOCK_BYTES..][..BLOCK_BYTES];
             for c in 0..t.div_ceil(8) {
-                // C starts from aux's corrections: -8 x the token's code sum (rows 0-7) and
-                // -128 x it (rows 8-15, whose A holds 16 u)
                 let mut d = [[0i64; 8]; 16];
-                for col in 8 * c..(8 * c + 8).min(t) {
-                    let xsum: i64 = xq_ordered[col * k + gi * GROUP..][..GROUP]
-                        .iter()
-                        .map(|&v| v as i64)
-                        .sum();
-                    for (row, drow) in d.iter_mut().enumerate() {
-                        drow[col - 8 * c] = if row < 8 { -8 * xsum } else { -128 * xsum };
-                    }
-                }
                 for step in 0..2 {
                     let mut a = [[0i64; 32]; 16];
                     let mut b = [[0i64; 8]; 32];
@@ -131,9 +117,9 @@ pub fn emulate_int8_sums(p: &PackedQ4, xq_ordered: &[i8], t: usize) -> Vec<i64> 
                         // a0 = A[g][4q..], a1 = A[g+8][4q..], a2 = A[g][16+4q..], a3 = A[g+8][16+4q..]
                         let regs = [
                             w0 & 0x0f0f_0f0f,
-                            w0 & 0xf0f0_f0f0,
+                            (w0 >> 4) & 0x0f0f_0f0f,
                             w1 & 0x0f0f_0f0f,
-                            w1 & 0xf0f0_f0f0,
+                            (w1 >> 4) & 0x0f0f_0f0f,
                         ];
                         for i in 0..4 {
                             a[g][4 * q + i] = bytes(regs[0])[i];
@@ -159,14 +145,13 @@ pub fn emulate_int8_sums(p: &PackedQ4, xq_ordered: &[i8], t: usize) -> Vec<i64> 
                     }
                 }
                 for col in 8 * c..(8 * c + 8).min(t) {
+                    let xsum: i64 = xq_ordered[col * k + gi * GROUP..][..GROUP]
+                        .iter()
+                        .map(|&v| v as i64)
+                        .sum();
                     for row in 0..TILE_ROWS {
-                        let sum = d[row][col - 8 * c];
-                        out[(col * n + r * TILE_ROWS + row) * groups + gi] = if row < 8 {
-                            sum
-                        } else {
-                            assert_eq!(sum % 16, 0, "rows 8-15 sum 16 x the codes");
-                            sum / 16
-                        };
+                        out[(col * n + r * TILE_ROWS + row) * groups + gi] =
+                            d[row][col - 8 * c] - 8 * xsum;
                     }
                 }
             }

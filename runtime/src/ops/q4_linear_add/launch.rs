@@ -57,13 +57,9 @@ pub struct Workspace {
     pub xw: CudaSlice<bf16>,
 }
 
-/// 32-bit words of quant_act_i8_q4's `aux` per (token, 64-group). Its records hold token
-/// pairs (docs/formats.md), so int8 launches start at even tokens.
-pub const AUX_WORDS: usize = 4;
-
 /// Activations quantized by the module quant_act_i8_q4 for the `act_i8` schedules: int8
-/// codes in the weights' k order (`k` per token) and per (token, 64-group) the
-/// [`AUX_WORDS`] words of `aux`.
+/// codes in the weights' k order (`k` per token) and per (token, 64-group) the pair
+/// (scale, -8 * sum of the group's codes) as two f32.
 pub struct I8Activations {
     pub k: usize,
     pub capacity: usize,
@@ -89,9 +85,7 @@ impl Workspace {
                 k,
                 capacity,
                 xq: gpu.stream.alloc_zeros(capacity.max(1) * k)?,
-                aux: gpu
-                    .stream
-                    .alloc_zeros(capacity.max(1).next_multiple_of(2) * (k / GROUP) * AUX_WORDS)?,
+                aux: gpu.stream.alloc_zeros(capacity.max(1) * (k / GROUP) * 2)?,
             },
             xw: gpu.stream.alloc_zeros(capacity.max(1) * k)?,
         })
@@ -201,10 +195,6 @@ fn quantize(
 ) -> anyhow::Result<()> {
     let k = act.k;
     ensure!(
-        first % 2 == 0,
-        "int8 activations start at even tokens (aux records hold pairs), not at {first}"
-    );
-    ensure!(
         first + width <= act.capacity,
         "{} tokens exceed the int8 activation buffer ({})",
         first + width,
@@ -221,7 +211,7 @@ fn quantize(
     };
     let x_rows = x.slice(first * k..);
     let xq_rows = act.xq.slice(first * k..);
-    let aux_rows = act.aux.slice(first * (k / GROUP) * AUX_WORDS..);
+    let aux_rows = act.aux.slice(first * (k / GROUP) * 2..);
     let (t_i, k_i) = (width as i32, k as i32);
     let mut args = KernelArgs::new();
     args.buffer(gpu, &x_rows)
@@ -324,9 +314,9 @@ pub fn project(
     let (n_i, k_i, t_i) = (n as i32, k as i32, width as i32);
     let mut args = KernelArgs::new();
     args.buffer(gpu, &w.codes).buffer(gpu, &w.scales);
-    // x and x_aux: the int8 rows and their aux records, the activation image,
+    // x and x_aux: the int8 rows and their (scale, correction) pairs, the activation image,
     // or the BF16 rows (x_aux then unused)
-    let aux_rows = scratch.act.aux.slice(first * (k / GROUP) * AUX_WORDS..);
+    let aux_rows = scratch.act.aux.slice(first * (k / GROUP) * 2..);
     if int8 {
         args.buffer(gpu, &scratch.act.xq.slice(first * k..));
     } else if wg_order {
