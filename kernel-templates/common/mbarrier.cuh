@@ -1,5 +1,6 @@
 // common/mbarrier.cuh: shared-memory mbarriers for producer/consumer rings (sm_80+ PTX:
-// arrive, cp.async completion arrive, test_wait with a short sleep between polls).
+// arrive, cp.async completion arrive, and the wait: try_wait on sm_90, test_wait with a
+// short sleep between polls before).
 // NOTE: this file is rendered through tera: never write "{" directly followed by "%", "{" or "#".
 #ifndef NINFER_COMMON_MBARRIER_CUH
 #define NINFER_COMMON_MBARRIER_CUH
@@ -25,10 +26,23 @@ __device__ __forceinline__ void mbar_arrive_on_cp_async(unsigned long long* b)
     asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(mbar_addr(b)) : "memory");
 }
 
-// Waits until the phase with parity `parity` of `b` has completed. The sleep keeps
-// waiting warps from taking issue slots from the warps doing the work.
+// Waits until the phase with parity `parity` of `b` has completed. sm_90: try_wait, which
+// suspends the thread until the phase completes (or a system time limit passes), so a
+// waiting warp takes no issue slots and resumes as soon as the data is there. Older
+// targets poll with test_wait and a short sleep between polls, which keeps waiting warps
+// from taking issue slots but adds up to twice the sleep to each wait.
 __device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned int parity)
 {
+#if __CUDA_ARCH__ >= 900
+    for (;;) {
+        unsigned int done;
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(mbar_addr(b)), "r"(parity)
+                     : "memory");
+        if (done) return;
+    }
+#else
     for (;;) {
         unsigned int done;
         asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
@@ -38,6 +52,7 @@ __device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned int pa
         if (done) return;
         __nanosleep(32);
     }
+#endif
 }
 
 #endif
