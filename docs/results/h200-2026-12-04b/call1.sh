@@ -18,6 +18,8 @@ for s in ring_c8_k4_s3_g4_a8_cl ring_c16_k4_s3_g4_a8_cl; do
   say "rc=$?"; grep -E "ERROR SUMMARY|checks of" /tmp/mc.txt | tail -2 | tee -a $S
 done
 say "== A/B bench (A = OLD, B = NEW1), built-in entry"
-LOG_NAME=summary-ab-call1.txt OUT=$OUT A=/tmp/bin/OLD BIN=/tmp/bin/NEW1 WIDTHS=1,2,4,8,12,16,24,32 \
+# (as first run this line passed BIN= instead of B= and timed nothing; the A/B was run
+# again as this line in a second device call, right after: summary-ab-call1.txt)
+LOG_NAME=summary-ab-call1.txt OUT=$OUT A=/tmp/bin/OLD B=/tmp/bin/NEW1 WIDTHS=1,2,4,8,12,16,24,32 \
   bash scripts/device-run-ab.sh q4_linear_add/5120x17408 q4_linear_add/5120x6144 > /dev/null 2>&1
 cat $OUT/summary-ab-call1.txt >> $S; tail -20 $OUT/summary-ab-call1.txt
