@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # call 8: CLR = a348006 (TW) with the cluster barriers' arrivals relaxed where they order
 # nothing (the producer warp's two, the tile warps' second after their sums are formed):
-# one GPU-scope memory barrier per thread instead of two (tile warps) or two (producer)
-# (cluster-relaxed-call8.diff). TW = a348006. ninfer check of q4 with CLR and a memcheck of
+# the tile warps keep one GPU-scope memory barrier (their first arrival, before the peers
+# read their partials), the producer warp none (two each before; cluster-relaxed-call8.diff). TW = a348006. ninfer check of q4 with CLR and a memcheck of
 # the T <= 8 route at 5120x6144; `ninfer bench` of both q4 keys on the built-in entry,
 # the two binaries interleaved, three rounds.
 set -u
@@ -17,6 +17,10 @@ say "== CLR: ninfer check --only q4_linear_add"
 say "== CLR: memcheck q4_linear_add/5120x6144 --schedule ring_c8_k4_s3_g4_a8_cl"
 compute-sanitizer --tool memcheck --print-limit 20 /tmp/bin/CLR/ninfer check --only q4_linear_add/5120x6144 --schedule ring_c8_k4_s3_g4_a8_cl > /tmp/mc.txt 2>&1
 say "rc=$?"; grep -E "ERROR SUMMARY|checks of" /tmp/mc.txt | tail -2 | tee -a $S
+for rep in 1 2 3; do
+  /tmp/bin/CLR/ninfer check --only q4_linear_add/5120x17408 --schedule ring_c8_k4_s3_g4_a8_cl 2>&1 | grep -E 'FAIL|checks of' | tee -a $S
+  /tmp/bin/CLR/ninfer check --only q4_linear_add/5120x17408 --schedule ring_c16_k4_s3_g4_a8_cl 2>&1 | grep -E 'FAIL|checks of' | tee -a $S
+done
 mkdir -p /tmp/b8
 for round in 1 2 3; do for b in $bins; do
   /tmp/bin/$b/ninfer bench --only q4_linear_add --widths 1,2,4,8,12,16,24,32 --json > /tmp/b8/$b-$round.json 2>/dev/null || say "bench $b failed"
