@@ -16,6 +16,9 @@ __device__ __forceinline__ void cluster_sync()
     cluster_arrive();
     cluster_wait();
 }
+// An arrival that orders nothing (no memory fence: the release costs a GPU-scope memory
+// barrier in SASS), for threads whose memory operations no other CTA reads after the wait.
+__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory"); }
 
 // The cluster address of `p` (this CTA's shared memory) in the CTA of cluster rank `rank`.
 __device__ __forceinline__ unsigned int cluster_map(const void* p, unsigned int rank)
