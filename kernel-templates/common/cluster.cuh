@@ -30,6 +30,16 @@ __device__ __forceinline__ unsigned int cluster_map(const void* p, unsigned int 
     return out;
 }
 
+// 16 bytes into the shared memory at cluster address `addr` (another CTA's, or this
+// one's), counted off the transaction count of the mbarrier at cluster address `bar` (in
+// the same CTA as `addr`) when they land. No fence: the mbarrier is the synchronization.
+__device__ __forceinline__ void cluster_st_async_f4(unsigned int addr, float4 v, unsigned int bar)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(addr),
+                 "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "r"(bar)
+                 : "memory");
+}
+
 __device__ __forceinline__ float4 cluster_ld_f4(unsigned int addr)
 {
     float4 v;

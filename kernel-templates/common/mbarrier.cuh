@@ -26,6 +26,22 @@ __device__ __forceinline__ void mbar_arrive_on_cp_async(unsigned long long* b)
     asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(mbar_addr(b)) : "memory");
 }
 
+#if __CUDA_ARCH__ >= 900
+// sm_90: arrives on b, announcing `bytes` to come (its phase completes when they have).
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned long long* b, unsigned int bytes)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(mbar_addr(b)), "r"(bytes)
+                 : "memory");
+}
+
+// sm_90: makes the mbarrier inits before it visible to the cluster's other CTAs (after a
+// cluster barrier) and to the async proxy.
+__device__ __forceinline__ void mbar_fence_init_cluster()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+#endif
+
 // Waits until the phase with parity `parity` of `b` has completed. sm_90: try_wait, which
 // suspends the thread until the phase completes (or a system time limit passes), so a
 // waiting warp takes no issue slots and resumes as soon as the data is there. Older
