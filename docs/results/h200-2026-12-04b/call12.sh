@@ -34,3 +34,5 @@ say "== PyTorch baselines and the comparison against the built-in entry's bench"
 timeout 240 python3 scripts/torch_baselines.py --shapes 5120x17408,5120x6144 --widths 1,8,16,32,64 --out /tmp/torch-q4-call12.json 2> /tmp/torch.txt || tail -5 /tmp/torch.txt
 cp /tmp/torch-q4-call12.json $OUT/torch-q4-call12.json
 python3 scripts/compare_baselines.py --all /tmp/torch-q4-call12.json $OUT/bench-q4_linear_add-builtin-call12.json 2>&1 | tee $OUT/compare-q4-call12.txt | grep -E "q4_linear_add|key" | tee -a $S
+# at most 8 files come back from a device call
+(cd $OUT && tar czf extras-call12.tgz calibrate-q4_linear_add-call12.txt summary-recalibrate-call12.txt calibrated-second-call12.json torch-q4-call12.json && rm calibrate-q4_linear_add-call12.txt summary-recalibrate-call12.txt calibrated-second-call12.json torch-q4-call12.json)
