@@ -40,16 +40,6 @@ __device__ __forceinline__ void cluster_st_async_f4(unsigned int addr, float4 v,
                  : "memory");
 }
 
-__device__ __forceinline__ float4 cluster_ld_f4(unsigned int addr)
-{
-    float4 v;
-    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "r"(addr)
-                 : "memory");
-    return v;
-}
-
 __device__ __forceinline__ float2 cluster_ld_f2(unsigned int addr)
 {
     float2 v;
