@@ -49,26 +49,21 @@ __device__ __forceinline__ void mbar_fence_init_cluster()
 // from taking issue slots but adds up to twice the sleep to each wait.
 __device__ __forceinline__ void mbar_wait(unsigned long long* b, unsigned int parity)
 {
+    for (;;) {
+        unsigned int done;
 #if __CUDA_ARCH__ >= 900
-    for (;;) {
-        unsigned int done;
         asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done)
-                     : "r"(mbar_addr(b)), "r"(parity)
-                     : "memory");
-        if (done) return;
-    }
 #else
-    for (;;) {
-        unsigned int done;
         asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+#endif
                      : "=r"(done)
                      : "r"(mbar_addr(b)), "r"(parity)
                      : "memory");
         if (done) return;
+#if __CUDA_ARCH__ < 900
         __nanosleep(32);
-    }
 #endif
+    }
 }
 
 #endif
