@@ -6,15 +6,17 @@
 # start when its route catalog has none: when the two catalogs differ, pass
 # BENCH_ARGS="--device-profile off" to time both on their compiled routes.
 # Usage on the GPU machine:
-#   OUT=/dir A=/dir/with/old/ninfer B=/dir/with/new/ninfer [WIDTHS=8192,65536] \
+#   OUT=/dir A=/dir/with/old/ninfer B=/dir/with/new/ninfer [WIDTHS=8192,65536] [ROUNDS=3] \
 #     [BENCH_ARGS="--device-profile off"] [A_ENV="NINFER_PDL=0"] [B_ENV=...] \
 #     scripts/device-run-ab.sh KEY_PREFIX...
+# ROUNDS: interleaved A B rounds (default 2; the tables of docs/results/h200-2026-12-04b
+# took 3).
 # A_ENV / B_ENV: environment assignments for one side only (A = B = one binary, two settings).
 LOG_NAME=summary-ab.txt
 BIN=${B:?B: folder of the new binaries}
 source "$(dirname "$0")/device-common.sh"
 A=${A:?A: folder of the old binaries}
-for round in 1 2; do
+for round in $(seq 1 "${ROUNDS:-2}"); do
   for side in A B; do
     dir=$A; [ $side = B ] && dir=$BIN
     for key in "$@"; do
