@@ -20,8 +20,8 @@ for r in 1 2; do for b in FINAL OCC; do
   NINFER_DEVICE_PROFILES=$(mktemp -d)/p.json timeout 100 /tmp/bin/$b/ninfer-calibrate --detail --only q4_linear_add > $OUT/calibrate-$b-$r-call3.txt 2>&1; say "rc=$? $(tail -1 $OUT/calibrate-$b-$r-call3.txt)"
 done; done
 python3 scripts/compare_calibrate_detail.py --a $OUT/calibrate-FINAL-*-call3.txt --b $OUT/calibrate-OCC-*-call3.txt --match wg_ --widths 1,8,12,16,20,24,28,32 | tee -a $S
-say "== ncu of wg_c32_k8_s4 at 5120x17408 (FINAL)"
-timeout 150 ncu --kernel-name regex:wg_c32_k8_s4 --launch-skip 3 --launch-count 1 --set full --import-source no --export /tmp/wg32 /tmp/bin/FINAL/ninfer check --only q4_linear_add/5120x17408 --schedule wg_c32_k8_s4 > /tmp/ncu.log 2>&1; say "rc=$?"
+say "== ncu of wg_c32_k8_s4 at 5120x17408 T = 32 (FINAL, its built-in route there)"
+timeout 150 ncu --kernel-name regex:wg_c32_k8_s4 --launch-skip 3 --launch-count 1 --set full --import-source no --export /tmp/wg32 /tmp/bin/FINAL/ninfer bench --only q4_linear_add/5120x17408 --widths 32 --samples 1 > /tmp/ncu.log 2>&1; say "rc=$?"
 ncu --import /tmp/wg32.ncu-rep --page details > $OUT/ncu-wg_c32_k8_s4-call3.txt 2>&1
 ncu --import /tmp/wg32.ncu-rep --page source --csv --print-source sass 2>/dev/null | gzip > $OUT/ncu-src-wg_c32_k8_s4-call3.csv.gz
 grep -E "Duration|DRAM Throughput|Issued Warp|Eligible Warps|Registers Per|Achieved Occ|Waves Per SM|Block Limit Reg" $OUT/ncu-wg_c32_k8_s4-call3.txt | tee -a $S
