@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A/B of every calibration candidate of two builds in one GPU call: `ninfer-calibrate
+# --detail` of the same families with binary A and binary B, interleaved A B A B (each on
+# a fresh profile file, so each measures every candidate its catalog has), then
+# scripts/compare_calibrate_detail.py: per (key, width, candidate) the median of each
+# side's rounds and B/A, and the fastest candidate of each side. A candidate that only one
+# build has shows with one side empty: the way to time a trial schedule against the
+# shipped ones.
+# Usage on the GPU machine:
+#   OUT=/dir A=/dir/with/old/binaries B=/dir/with/new/binaries [ONLY=q4_linear_add] \
+#     [ROUNDS=2] [MATCH=wg_] [WIDTHS=1,8,16,32] scripts/device-run-calibrate-ab.sh
+# ONLY: the calibration's --only prefix (default: every family);
+# MATCH, WIDTHS: what the printed table keeps (the full table goes to compare-calibrate-ab.txt).
+LOG_NAME=summary-calibrate-ab.txt
+BIN=${B:?B: folder of the new binaries}
+source "$(dirname "$0")/device-common.sh"
+A=${A:?A: folder of the old binaries}
+for round in $(seq 1 "${ROUNDS:-2}"); do
+  for side in A B; do
+    dir=$A; [ $side = B ] && dir=$BIN
+    say "== $side (round $round): ninfer-calibrate --detail ${ONLY:+--only $ONLY}"
+    NINFER_DEVICE_PROFILES=$(mktemp -d)/p.json "$dir/ninfer-calibrate" --detail ${ONLY:+--only "$ONLY"} \
+      > "$OUT/calibrate-$side-$round.txt" 2>&1
+    say "rc=$? $(tail -1 "$OUT/calibrate-$side-$round.txt")"
+  done
+done
+compare="$(dirname "$0")/compare_calibrate_detail.py"
+python3 "$compare" --a "$OUT"/calibrate-A-*.txt --b "$OUT"/calibrate-B-*.txt > "$OUT/compare-calibrate-ab.txt"
+python3 "$compare" --a "$OUT"/calibrate-A-*.txt --b "$OUT"/calibrate-B-*.txt \
+  ${MATCH:+--match "$MATCH"} ${WIDTHS:+--widths "$WIDTHS"} | tee -a "$log"
