@@ -11,6 +11,17 @@ export NINFER_DEVICE_PROFILES=$work/device-profiles.json
 export PYTHONUNBUFFERED=1
 log=$OUT/$LOG_NAME
 say() { echo "$@" | tee -a "$log"; }
+# ab_rounds FN: for the A/B scripts, FN SIDE ROUND DIR for each of ROUNDS (default 2)
+# interleaved rounds, side A ($A) before side B ($B), so drift shows within each side.
+ab_rounds() {
+  local round side dir
+  for round in $(seq 1 "${ROUNDS:-2}"); do
+    for side in A B; do
+      dir=$A; [ "$side" = B ] && dir=$B
+      "$1" "$side" "$round" "$dir"
+    done
+  done
+}
 # check_prompt: `ninfer check` of every prompt kernel, format and switch with $B (table in
 # $OUT/check-prompt.txt) and, unless MEMCHECK=0, compute-sanitizer memcheck of int8 and rk4v4
 check_prompt() {

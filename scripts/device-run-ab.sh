@@ -16,15 +16,15 @@ LOG_NAME=summary-ab.txt
 BIN=${B:?B: folder of the new binaries}
 source "$(dirname "$0")/device-common.sh"
 A=${A:?A: folder of the old binaries}
-for round in $(seq 1 "${ROUNDS:-2}"); do
-  for side in A B; do
-    dir=$A; [ $side = B ] && dir=$BIN
-    for key in "$@"; do
-      side_env=${A_ENV:-}; [ $side = B ] && side_env=${B_ENV:-}
-      env $side_env $dir/ninfer bench --only "$key" ${WIDTHS:+--widths "$WIDTHS"} ${BENCH_ARGS:-} --json 2>/dev/null > "$work/bench-$side-$round-${key//\//_}.json" || say "bench $side $key failed"
-    done
+bench_side() { # SIDE ROUND DIR
+  local side_env=${A_ENV:-}
+  [ "$1" = B ] && side_env=${B_ENV:-}
+  for key in "${KEYS[@]}"; do
+    env $side_env "$3/ninfer" bench --only "$key" ${WIDTHS:+--widths "$WIDTHS"} ${BENCH_ARGS:-} --json 2>/dev/null > "$work/bench-$1-$2-${key//\//_}.json" || say "bench $1 $key failed"
   done
-done
+}
+KEYS=("$@")
+ab_rounds bench_side
 python3 - "$work" "$@" <<'EOF' | tee -a "$log"
 import json, sys, glob, statistics, os
 work, keys = sys.argv[1], sys.argv[2:]

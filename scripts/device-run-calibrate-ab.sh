@@ -15,15 +15,13 @@ LOG_NAME=summary-calibrate-ab.txt
 BIN=${B:?B: folder of the new binaries}
 source "$(dirname "$0")/device-common.sh"
 A=${A:?A: folder of the old binaries}
-for round in $(seq 1 "${ROUNDS:-2}"); do
-  for side in A B; do
-    dir=$A; [ $side = B ] && dir=$BIN
-    say "== $side (round $round): ninfer-calibrate --detail ${ONLY:+--only $ONLY}"
-    NINFER_DEVICE_PROFILES=$(mktemp -d)/p.json "$dir/ninfer-calibrate" --detail ${ONLY:+--only "$ONLY"} \
-      > "$OUT/calibrate-$side-$round.txt" 2>&1
-    say "rc=$? $(tail -1 "$OUT/calibrate-$side-$round.txt")"
-  done
-done
+calibrate_side() { # SIDE ROUND DIR
+  say "== $1 (round $2): ninfer-calibrate --detail ${ONLY:+--only $ONLY}"
+  NINFER_DEVICE_PROFILES=$(mktemp -d)/p.json "$3/ninfer-calibrate" --detail ${ONLY:+--only "$ONLY"} \
+    > "$OUT/calibrate-$1-$2.txt" 2>&1
+  say "rc=$? $(tail -1 "$OUT/calibrate-$1-$2.txt")"
+}
+ab_rounds calibrate_side
 compare="$(dirname "$0")/compare_calibrate_detail.py"
 python3 "$compare" --a "$OUT"/calibrate-A-*.txt --b "$OUT"/calibrate-B-*.txt > "$OUT/compare-calibrate-ab.txt"
 python3 "$compare" --a "$OUT"/calibrate-A-*.txt --b "$OUT"/calibrate-B-*.txt \
