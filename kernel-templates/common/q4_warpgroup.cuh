@@ -201,11 +201,16 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 #if Q4_WG
     // Bulk copies (async proxy: wgmma reads them without a proxy fence), one thread issues
     // a group's three; full[s]: stage s landed (its bytes counted). Nothing waits for a stage
-    // to be free: the refill follows a barrier of the four warps (in `step`).
-    const uint32_t full = ring + Q4_W0 + Q4_ST * Q4_WB;
+    // to be free: the refill follows a barrier of the four warps (in `step`). The `empty`
+    // mbarriers that did are still initialized, unused: call 4 checked and timed this PTX,
+    // and no GPU was left in that session to check the kernel without them.
+    const uint32_t full = ring + Q4_W0 + Q4_ST * Q4_WB, empty = full + 8 * Q4_ST;
     if (tid == 0) {
 #pragma unroll
-        for (int st = 0; st < Q4_ST; ++st) q4w_mbar_init(full + 8 * st, 1);
+        for (int st = 0; st < Q4_ST; ++st) {
+            q4w_mbar_init(full + 8 * st, 1);
+            q4w_mbar_init(empty + 8 * st, Q4_W);
+        }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads();
