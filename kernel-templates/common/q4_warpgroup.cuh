@@ -288,7 +288,8 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
             // Group i - 1's stage takes group i + LOOK while group i's MMAs run: past this
             // barrier every warp has retired group i - 1 (its MMAs waited for, its weights
             // read). Not an mbarrier wait: a wait loop with MMAs in flight across its back
-            // edge makes ptxas serialize every wgmma (C7514).
+            // edge makes ptxas serialize every wgmma (C7514). At i = 0 the stage is the
+            // last one, which the prologue left empty: no barrier.
             if (i + LOOK < ng) {
                 if (i >= 1) asm volatile("bar.sync 1, %0;" ::"n"(Q4_THREADS) : "memory");
                 fill_weights(i + LOOK, sf);
