@@ -10,11 +10,19 @@
 #   OUT=/dir A=/dir/with/old/binaries B=/dir/with/new/binaries [ONLY=q4_linear_add] \
 #     [ROUNDS=2] [MATCH=wg_] [WIDTHS=1,8,16,32] scripts/device-run-calibrate-ab.sh
 # ONLY: the calibration's --only prefix (default: every family);
-# MATCH, WIDTHS: what the printed table keeps (the full table goes to compare-calibrate-ab.txt).
+# MATCH, WIDTHS: what the printed table keeps (the full table goes to compare-calibrate-ab.txt);
+# CHECK=1: first `ninfer check` of the same families with B (under CHECK_TIMEOUT seconds,
+# default 200: a hung kernel costs that, not the whole call), its table in check-B.txt.
 LOG_NAME=summary-calibrate-ab.txt
 BIN=${B:?B: folder of the new binaries}
 source "$(dirname "$0")/device-common.sh"
 A=${A:?A: folder of the old binaries}
+if [ "${CHECK:-0}" = 1 ]; then
+  say "== B: ninfer check ${ONLY:+--only $ONLY}"
+  timeout "${CHECK_TIMEOUT:-200}" "$B/ninfer" check ${ONLY:+--only "$ONLY"} > "$OUT/check-B.txt" 2>&1
+  say "check rc=$?"
+  grep -E "FAIL|checks of" "$OUT/check-B.txt" | head -20 | tee -a "$log"
+fi
 calibrate_side() { # SIDE ROUND DIR
   say "== $1 (round $2): ninfer-calibrate --detail ${ONLY:+--only $ONLY}"
   NINFER_DEVICE_PROFILES=$(mktemp -d)/p.json "$3/ninfer-calibrate" --detail ${ONLY:+--only "$ONLY"} \

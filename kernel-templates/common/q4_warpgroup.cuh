@@ -125,7 +125,8 @@ __device__ __forceinline__ uint64_t q4w_desc(uint32_t x_s)
     return (uint64_t)((x_s & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
 }
 // The group's sums d (fresh) from the decoded weights a[k-step] and the stage's token rows
-// (at desc for wgmma, at x_s for mma.sync), complete on return.
+// (at desc for wgmma, at x_s for mma.sync), complete on return; between() runs while the
+// wgmma run (before the mma.sync elsewhere).
 template <typename Between>
 __device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int (&a)[4][4], uint64_t desc, uint32_t x_s,
                                               int g, int q, Between between)

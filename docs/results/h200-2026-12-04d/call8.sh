@@ -9,7 +9,7 @@
 # approximate. Build: scripts/build-ab.sh ST HEAD docs/results/h200-2026-12-04d/t2-stamps-prepared.diff
 set -u
 cd "$(dirname "$0")/../../.."
-mkdir -p /tmp/bin/ST; xz -dc target/ab/ST/ninfer.xz > /tmp/bin/ST/ninfer; chmod +x /tmp/bin/ST/ninfer
+scripts/device-unpack.sh ST || exit 1
 S=$OUT/summary-call8.txt
 for key in 5120x17408 5120x6144 17408x5120; do for w in 1 8 16; do
   NINFER_STAMPS=1 timeout 60 /tmp/bin/ST/ninfer bench --only t2_i8_small/$key --widths $w --samples 5 > $OUT/stamps-$key-$w.txt 2>&1

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# On the GPU machine: the xz'd binaries that scripts/build-ab.sh left in target/ab/NAME/,
+# unpacked into /tmp/bin/NAME/ (run from the repository root, where the carried folders land).
+# Usage: scripts/device-unpack.sh NAME ...
+set -euo pipefail
+[ $# -gt 0 ] || { echo "usage: scripts/device-unpack.sh NAME ..." >&2; exit 2; }
+for name in "$@"; do
+  src="target/ab/$name"
+  ls "$src"/*.xz > /dev/null 2>&1 || { echo "device-unpack: no binaries in $src (carried?)" >&2; exit 1; }
+  mkdir -p "/tmp/bin/$name"
+  for f in "$src"/*.xz; do xz -dc "$f" > "/tmp/bin/$name/$(basename "$f" .xz)"; done
+  chmod +x "/tmp/bin/$name"/*
+done
