@@ -11,19 +11,19 @@
 # (c) ST (h200-2026-12-04d/call8.sh): per-CTA stamps in t2_i8_small's per-warp kernel.
 # Build: scripts/build-ab.sh GS HEAD docs/results/h200-2026-12-04d/grouped-stages-prepared.diff
 #        scripts/build-ab.sh ST HEAD docs/results/h200-2026-12-04d/t2-stamps-prepared.diff
-# (R1, KN: call1.sh) carry target/ab/R1, target/ab/KN, target/ab/GS, target/ab/ST.
+# (R1, KN: call1.sh) carry target/ab/R1, target/ab/GS and KNb, STb: KN, ST less ninfer-calibrate
 set -u
 cd "$(dirname "$0")/../../.."
-scripts/device-unpack.sh R1 KN GS ST || exit 1
+scripts/device-unpack.sh R1 KNb GS STb || exit 1
 S=$OUT/summary-call2.txt
 R=$OUT/raw; mkdir -p $R
-/tmp/bin/KN/ninfer catalog --json > $R/kn-catalog.json
+/tmp/bin/KNb/ninfer catalog --json > $R/kn-catalog.json
 for key in 5120x17408 5120x6144; do
   for sch in wg_c32_k8_s4 wg_c32_k8_s4_kn1 wg_c32_k8_s4_kn2 wg_c32_k8_s4_kn4 wg_c32_k8_s4_kn7 wg_c32_k8_s4_kn8 \
              wg_c32_k8_s4_kn16 wg_c32_k8_s4_kn32 wg_c32_k8_s4_kn56 wg_c32_k8_s4_kn63; do
     python3 docs/results/h200-2026-12-04e/route_profile.py $R/kn-catalog.json $R/p.json \
       q4_linear_add/$key=32:$sch,64:wg_c64_k6_s4 || exit 1
-    NINFER_DEVICE_PROFILES=$R/p.json timeout 40 /tmp/bin/KN/ninfer bench --only q4_linear_add/$key \
+    NINFER_DEVICE_PROFILES=$R/p.json timeout 40 /tmp/bin/KNb/ninfer bench --only q4_linear_add/$key \
       --widths 1,4,8,16,24,32 --samples 7 --json > $R/kn-$key-$sch.json 2> $R/kn-$key-$sch.err
     echo "kn $key $sch rc=$?" >> $R/kn-rc.txt
   done
@@ -48,7 +48,7 @@ echo "(b) GS rc=$?" >> $S
 grep -vE "^==|^rc=|^name|^NVIDIA" $OUT/gs/summary-calibrate-ab.txt >> $S
 echo "(c) t2 stamps" >> $S
 for key in 5120x17408 5120x6144 17408x5120; do for w in 1 8 16; do
-  NINFER_STAMPS=1 timeout 30 /tmp/bin/ST/ninfer bench --only t2_i8_small/$key --widths $w --samples 5 > $R/stamps-$key-$w.txt 2>&1
+  NINFER_STAMPS=1 timeout 30 /tmp/bin/STb/ninfer bench --only t2_i8_small/$key --widths $w --samples 5 > $R/stamps-$key-$w.txt 2>&1
   echo "ST $key T=$w rc=$? records=$(grep -c '^STAMP ' $R/stamps-$key-$w.txt) $(grep t2_i8_small $R/stamps-$key-$w.txt | tail -1)" >> $S
 done; done
 python3 docs/results/h200-2026-12-04d/stamps_timeline.py $R/stamps-*-1.txt >> $S 2>&1
