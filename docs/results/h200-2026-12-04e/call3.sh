@@ -5,11 +5,17 @@
 # counter taken, end; one launch's records printed by a dump kernel, NINFER_Q4DUMP=1).
 # ninfer bench with each schedule routed (route_profile.py) at 5120x17408, T = 1, 8, 32;
 # the dump kernel breaks the PDL chain, so "pdl wait" holds the previous launch's tail.
-# Build: scripts/build-ab.sh KS HEAD docs/results/h200-2026-12-04e/knockout-stamps.diff;
-# carry target/ab/KS.
+# (b) SP = HEAD + spread-copies.diff: the warpgroup ring's three bulk copies of a group
+#     issued by three warps (codes by thread 0, scales by 32, token rows by 64, each with its
+#     own arrive.expect_tx; full mbarriers count 3) instead of all by thread 0, whose warp
+#     carried about 40 more instructions a group than the others. Check of q4 with SP,
+#     then calibration R1/SP A B A B.
+# Build: scripts/build-ab.sh KS HEAD docs/results/h200-2026-12-04e/knockout-stamps.diff
+#        scripts/build-ab.sh SP HEAD docs/results/h200-2026-12-04e/spread-copies.diff
+# carry target/ab/KS (ninfer only), target/ab/R1, target/ab/SP.
 set -u
 cd "$(dirname "$0")/../../.."
-scripts/device-unpack.sh KS || exit 1
+scripts/device-unpack.sh KS R1 SP || exit 1
 S=$OUT/summary-call3.txt
 R=$OUT/raw; mkdir -p $R
 /tmp/bin/KS/ninfer catalog --json > $R/ks-catalog.json
@@ -23,5 +29,10 @@ for sch in wg_c32_k8_s4 wg_c32_k8_s4_kn63 wg_c32_k8_s4_kn7 wg_c32_k8_s4_kn56; do
     python3 docs/results/h200-2026-12-04d/timeline.py $R/ks-$sch-$w.txt >> $S 2>&1
   done
 done
-tar -C $OUT -cJf /tmp/out-call3.tar.xz raw && rm -rf $R && mv /tmp/out-call3.tar.xz $OUT/
+mkdir -p $OUT/sp
+OUT=$OUT/sp A=/tmp/bin/R1 B=/tmp/bin/SP ONLY=q4_linear_add CHECK=1 CHECK_TIMEOUT=150 ROUNDS=2 MATCH=wg_c WIDTHS=1,8,16,24,32,48,64 \
+  timeout 300 bash scripts/device-run-calibrate-ab.sh > /dev/null 2>&1
+echo "(b) SP rc=$?" >> $S
+grep -vE "^==|^rc=|^name|^NVIDIA" $OUT/sp/summary-calibrate-ab.txt >> $S
+tar -C $OUT -cJf /tmp/out-call3.tar.xz raw sp && rm -rf $R $OUT/sp && mv /tmp/out-call3.tar.xz $OUT/
 cat $S
