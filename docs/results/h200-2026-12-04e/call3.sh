@@ -9,7 +9,8 @@
 #     issued by three warps (codes by thread 0, scales by 32, token rows by 64, each with its
 #     own arrive.expect_tx; full mbarriers count 3) instead of all by thread 0, whose warp
 #     carried about 40 more instructions a group than the others. Check of q4 with SP,
-#     then calibration R1/SP A B A B.
+#     then calibration R1/SP A B A B. The diff also drops the unused `empty` mbarriers, so SP
+#     is the kernel that would ship.
 # Build: scripts/build-ab.sh KS HEAD docs/results/h200-2026-12-04e/knockout-stamps.diff
 #        scripts/build-ab.sh SP HEAD docs/results/h200-2026-12-04e/spread-copies.diff
 # carry target/ab/KS (ninfer only), target/ab/R1, target/ab/SP.
