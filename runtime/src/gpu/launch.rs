@@ -146,6 +146,31 @@ pub unsafe fn launch(
     })
 }
 
+/// Dynamic shared memory of a helper kernel that runs first in an op (it prepares the
+/// activations) and is launched with PDL: its own plus padding, as `even_share_smem` pads
+/// the projections, so that its CTAs, scheduled while the kernel ahead drains, spread over
+/// the SMs rather than fill the first ones that free up (inferred, not observed: unpadded,
+/// the q4 warpgroup op lost up to 2 µs to PDL on q4_act_wg, a loss that grew with its
+/// grid). On the H200 (docs/results/h200-2026-12-04e, calls 4-6) the padding made that op
+/// 5 % faster at 5120x17408 T = 64 and the int8 rings up to 3.5 % faster; t2's
+/// quantization, padded the same way, was up to 2.7 % slower at T = 16, so only
+/// q4_linear_add's helpers use it.
+pub fn first_kernel_smem(
+    gpu: &Gpu,
+    f: &CudaFunction,
+    variant: &Variant,
+    blocks: usize,
+    pdl: bool,
+) -> anyhow::Result<u32> {
+    let own = variant.launch.shared_bytes as usize;
+    if !pdl {
+        return Ok(own as u32);
+    }
+    let padded = even_share_smem(gpu, f, variant, own, (blocks, 1))?;
+    gpu.allow_dynamic_shared(f, variant.name, padded)?;
+    Ok(padded as u32)
+}
+
 /// Dynamic shared memory for an early-launched grid of `f` whose CTAs need `needed` bytes
 /// each: padded (`pinned_smem`, counting `f`'s static shared memory) so that no SM fits
 /// more than its even share, `ceil(CTAs / SMs)`. For grids of equal CTAs meant to run as

@@ -9,7 +9,7 @@ use half::{bf16, f16};
 
 use super::pack::{PackedQ4, GROUP, TILE_ROWS};
 use crate::catalog::{self, Family, Variant, VARIANTS};
-use crate::gpu::launch::{even_share_smem, launch, KernelArgs, LaunchOrder};
+use crate::gpu::launch::{even_share_smem, first_kernel_smem, launch, KernelArgs, LaunchOrder};
 use crate::gpu::Gpu;
 use crate::profile::overrides;
 
@@ -165,10 +165,12 @@ pub fn reorder(
     let module = reorder_module();
     let f = gpu.function(module)?;
     let groups = width * k / GROUP;
+    let blocks = groups.div_ceil(module.launch.threads as usize);
+    let pdl = gpu.pdl_for(module, LaunchOrder::First);
     let cfg = LaunchConfig {
-        grid_dim: (groups.div_ceil(module.launch.threads as usize) as u32, 1, 1),
+        grid_dim: (blocks as u32, 1, 1),
         block_dim: (module.launch.threads, 1, 1),
-        shared_mem_bytes: module.launch.shared_bytes,
+        shared_mem_bytes: first_kernel_smem(gpu, f, module, blocks, pdl)?,
     };
     let x_rows = x.slice(first * k..);
     let xw_rows = xw.slice(first * k..);
@@ -177,7 +179,6 @@ pub fn reorder(
         .buffer(gpu, &xw_rows)
         .value(width as i32)
         .value(k as i32);
-    let pdl = gpu.pdl_for(module, LaunchOrder::First);
     unsafe { launch(gpu, f, cfg, &mut args, pdl, module.name) }
 }
 
@@ -204,10 +205,12 @@ fn quantize(
     let f = gpu.function(module)?;
     let groups = width * k / GROUP;
     let warps_per_block = module.launch.threads as usize / 32;
+    let blocks = groups.div_ceil(warps_per_block);
+    let pdl = gpu.pdl_for(module, LaunchOrder::First);
     let cfg = LaunchConfig {
-        grid_dim: (groups.div_ceil(warps_per_block) as u32, 1, 1),
+        grid_dim: (blocks as u32, 1, 1),
         block_dim: (module.launch.threads, 1, 1),
-        shared_mem_bytes: module.launch.shared_bytes,
+        shared_mem_bytes: first_kernel_smem(gpu, f, module, blocks, pdl)?,
     };
     let x_rows = x.slice(first * k..);
     let xq_rows = act.xq.slice(first * k..);
@@ -219,7 +222,6 @@ fn quantize(
         .buffer(gpu, &aux_rows)
         .value(t_i)
         .value(k_i);
-    let pdl = gpu.pdl_for(module, LaunchOrder::First);
     unsafe { launch(gpu, f, cfg, &mut args, pdl, module.name) }
 }
 

@@ -123,6 +123,8 @@ pub fn quantize(
     let cfg = LaunchConfig {
         grid_dim: (groups.div_ceil(warps_per_block) as u32, 1, 1),
         block_dim: (variant.launch.threads, 1, 1),
+        // Not padded like q4_linear_add's helpers (gpu::launch::first_kernel_smem): that
+        // was slower here (T = 16 up to 2.7 % on the H200, docs/results/h200-2026-12-04e).
         shared_mem_bytes: variant.launch.shared_bytes,
     };
     let (t_i, k_i) = (t as i32, act.k as i32);
