@@ -18,18 +18,6 @@ for round in 1 2; do
   done
 done
 cat $R/rc.txt >> $S
-python3 - $R >> $S <<'PY'
-import glob, json, sys, statistics as st
-rows = {}
-for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    fam, mode, rnd = f.rsplit("/", 1)[1][:-5].split("-")
-    for r in json.load(open(f))["results"]:
-        rows.setdefault((r["key"], r["width"], r["schedule"]), {}).setdefault(mode, []).append(r["us"])
-print("op µs, median of the two rounds (each a median of 7)")
-print(f"{'key':28} {'T':>3} {'schedule':16} {'with':>7} {'empty':>7} {'skip':>7}")
-for (key, w, sch), d in sorted(rows.items()):
-    m = {p: st.median(v) for p, v in d.items()}
-    print(f"{key:28} {w:3} {sch:16} {m['with']:7.2f} {m['empty']:7.2f} {m['skip']:7.2f}")
-PY
+python3 scripts/bench_modes_table.py $R with empty skip >> $S
 tar -C $OUT -cJf /tmp/out-call10.tar.xz raw && rm -rf $R && mv /tmp/out-call10.tar.xz $OUT/
 cat $S

@@ -21,22 +21,6 @@ for round in 1 2; do
   done
 done
 cat $R/rc.txt >> $S
-python3 - $R >> $S <<'PY'
-import glob, json, sys, statistics as st
-rows = {}
-for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    fam, pdl, rnd = f.rsplit("/", 1)[1][:-5].split("-")
-    try: rep = json.load(open(f))
-    except Exception as e: print(f, "unreadable", e); continue
-    for r in rep["results"]:
-        rows.setdefault((r["key"], r["width"], r["schedule"]), {}).setdefault(pdl, []).append(r["us"])
-print("op µs, median of the two rounds (each a median of 7)")
-print(f"{'key':28} {'T':>3} {'schedule':28} {'PDL=1':>7} {'second':>7} {'0':>7} {'sec/1':>6}")
-for (key, w, sch), d in sorted(rows.items()):
-    m = {p: st.median(v) for p, v in d.items()}
-    a, b, c = m.get("1"), m.get("second"), m.get("0")
-    f = lambda x: f"{x:7.2f}" if x else "      -"
-    print(f"{key:28} {w:3} {sch:28} {f(a)} {f(b)} {f(c)} {b / a if a and b else 0:6.3f}")
-PY
+python3 scripts/bench_modes_table.py $R 1 second 0 --ratio second/1 >> $S
 tar -C $OUT -cJf /tmp/out-call5.tar.xz raw && rm -rf $R && mv /tmp/out-call5.tar.xz $OUT/
 cat $S

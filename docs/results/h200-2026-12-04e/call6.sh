@@ -25,23 +25,7 @@ for round in 1 2; do
   done
 done
 cat $R/rc.txt >> $S
-python3 - $R >> $S <<'PY'
-import glob, json, sys, statistics as st
-rows = {}
-for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    fam, mode, rnd = f.rsplit("/", 1)[1][:-5].split("-")
-    try: rep = json.load(open(f))
-    except Exception as e: print(f, "unreadable", e); continue
-    for r in rep["results"]:
-        rows.setdefault((r["key"], r["width"], r["schedule"]), {}).setdefault(mode, []).append(r["us"])
-print("op µs, median of the two rounds (each a median of 7); e<n> = NINFER_EVEN_FIRST=n, PDL on")
-print(f"{'key':28} {'T':>3} {'schedule':28} {'e0':>7} {'e1':>7} {'e2':>7} {'second':>7} {'e1/e0':>6} {'e2/e0':>6}")
-for (key, w, sch), d in sorted(rows.items()):
-    m = {p: st.median(v) for p, v in d.items()}
-    f = lambda x: f"{x:7.2f}" if x else "      -"
-    e0, e1, e2, sc = (m.get(x) for x in ("e0", "e1", "e2", "second"))
-    print(f"{key:28} {w:3} {sch:28} {f(e0)} {f(e1)} {f(e2)} {f(sc)} {e1 / e0 if e0 and e1 else 0:6.3f} {e2 / e0 if e0 and e2 else 0:6.3f}")
-PY
+python3 scripts/bench_modes_table.py $R e0 e1 e2 second --ratio e1/e0 --ratio e2/e0 >> $S
 NINFER_EVEN_FIRST=2 timeout 150 /tmp/bin/EV/ninfer check --only q4_linear_add > $R/check-q4-e2.txt 2>&1; echo "check q4 e2 rc=$?" >> $S
 NINFER_EVEN_FIRST=2 timeout 100 /tmp/bin/EV/ninfer check --only t2_i8_small > $R/check-t2-e2.txt 2>&1; echo "check t2 e2 rc=$?" >> $S
 grep -hE "checks of|FAIL" $R/check-*.txt | head >> $S

@@ -18,18 +18,6 @@ for round in 1 2; do
   done
 done
 cat $R/rc.txt >> $S
-python3 - $R >> $S <<'PY'
-import glob, json, sys, statistics as st
-rows = {}
-for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    fam, mode, rnd = f.rsplit("/", 1)[1][:-5].split("-")
-    for r in json.load(open(f))["results"]:
-        rows.setdefault((r["key"], r["width"], r["schedule"]), {}).setdefault(mode, []).append(r["us"])
-print("op µs, median of the two rounds (each a median of 7)")
-print(f"{'key':28} {'T':>3} {'schedule':28} {'with':>7} {'skip':>7} {'saved':>6}")
-for (key, w, sch), d in sorted(rows.items()):
-    a, b = st.median(d["with"]), st.median(d["skip"])
-    print(f"{key:28} {w:3} {sch:28} {a:7.2f} {b:7.2f} {a - b:6.2f}")
-PY
+python3 scripts/bench_modes_table.py $R with skip --ratio skip/with >> $S
 tar -C $OUT -cJf /tmp/out-call9.tar.xz raw && rm -rf $R && mv /tmp/out-call9.tar.xz $OUT/
 cat $S
