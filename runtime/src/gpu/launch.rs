@@ -146,15 +146,12 @@ pub unsafe fn launch(
     })
 }
 
-/// Dynamic shared memory of a helper kernel that runs first in an op (it prepares the
-/// activations) and is launched with PDL: its own plus padding, as `even_share_smem` pads
-/// the projections, so that its CTAs, scheduled while the kernel ahead drains, spread over
-/// the SMs rather than fill the first ones that free up (inferred, not observed: unpadded,
-/// the q4 warpgroup op lost up to 2 µs to PDL on q4_act_wg, a loss that grew with its
-/// grid). On the H200 (docs/results/h200-2026-12-04e, calls 4-6) the padding made that op
-/// 5 % faster at 5120x17408 T = 64 and the int8 rings up to 3.5 % faster; t2's
-/// quantization, padded the same way, was up to 2.7 % slower at T = 16, so only
-/// q4_linear_add's helpers use it.
+/// Dynamic shared memory of an op's first kernel (a helper that prepares the activations)
+/// when it is launched with PDL: padded as `even_share_smem` pads the projections, so that
+/// its CTAs, scheduled while the kernel ahead drains, spread over the SMs. Why it is used
+/// for q4_linear_add's helpers and not t2_i8_small's: docs/perf-notes-q4.md, twenty-second
+/// session, items 4-7 (H200: the q4 warpgroup op 1.9 µs faster at 5120x17408 T = 64, t2's
+/// quantization up to 2.7 % slower at T = 16 when padded).
 pub fn first_kernel_smem(
     gpu: &Gpu,
     f: &CudaFunction,
