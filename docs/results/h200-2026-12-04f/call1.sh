@@ -8,7 +8,8 @@
 #      checks the new int8 order on its own;
 #   2. compute-sanitizer memcheck of the two routed warpgroup schedules and one BF16 ring;
 #   3. bench MAIN/NK at ten widths, two interleaved rounds, and the per-width table.
-# Build: scripts/build-ab.sh MAIN main; scripts/build-ab.sh NK natural-k;
+# Build: scripts/build-ab.sh MAIN main; scripts/build-ab.sh NK natural-k (without the branch:
+#   scripts/build-ab.sh NK <main's commit of this session> docs/results/h200-2026-12-04f/natural-k.diff);
 #   rm target/ab/MAIN/ninfer-calibrate.xz (NK keeps it for call 2's recalibration)
 # carry target/ab/MAIN, target/ab/NK.
 set -u

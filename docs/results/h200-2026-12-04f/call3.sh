@@ -8,7 +8,8 @@
 # tile warp 0), so only T = 1-2 can gain. scripts/device-run-calibrate-ab.sh: the check of
 # q4 with NKQ (the new schedules at every width they serve), then calibration NK/NKQ A B A B;
 # the q8 candidates show with the A side empty, next to the a8 ones timed in the same run.
-# Build: scripts/build-ab.sh NK natural-k; scripts/build-ab.sh NKQ producer-quant
+# Build: scripts/build-ab.sh NK natural-k; scripts/build-ab.sh NKQ producer-quant (without the
+#   branches: the same commit of main with natural-k.diff, then also producer-quant.diff)
 # carry target/ab/NK, target/ab/NKQ.
 set -u
 cd "$(dirname "$0")/../../.."
