@@ -1,22 +1,12 @@
 #!/usr/bin/env bash
-# call 3 (prepared; run after call 1 passes): branch producer-quant (on natural-k), the int8
-# rings quantizing x in their producer warp (act_i8 = 2: trial schedules
-# ring_c8_k4_s3_g4_q8_cl, ring_c8_k4_s4_g4_q8_cl, twins of the T <= 8 route
-# ring_c8_k4_s3_g4_a8_cl without its quant_act_i8_q4 launch, which cost 0.9-1.3 µs an op at
-# T <= 8 in call 9 of h200-2026-12-04e). Every CTA quantizes its K slice again (about 250
-# SASS instructions a stage per token row on the producer, which shares a scheduler with
-# tile warp 0), so only T = 1-2 can gain. scripts/device-run-calibrate-ab.sh: the check of
-# q4 with NKQ (the new schedules at every width they serve), then calibration NK/NKQ A B A B;
-# the q8 candidates show with the A side empty, next to the a8 ones timed in the same run.
-# Build: scripts/build-ab.sh NK natural-k; scripts/build-ab.sh NKQ producer-quant (without the
-#   branches: the same commit of main with natural-k.diff, then also producer-quant.diff)
-# carry target/ab/NK, target/ab/NKQ.
+# call 3 (prepared; run after calls 1-2): q4_linear_add recalibrated with NK. Without
+# the helper launch the warpgroup schedules should gain 3.7-4.7 µs an op (call 9 of
+# h200-2026-12-04e, timing only), enough to take widths from the rings (5120x17408 T = 17-28,
+# 5120x6144 T = 17-32 are ring routes now). scripts/device-run-recalibrate.sh: the built-in
+# entry as the profile file, bench, calibrate q4 into it, bench again. carry target/ab/NK.
 set -u
 cd "$(dirname "$0")/../../.."
-scripts/device-unpack.sh NK NKQ || exit 1
-S=$OUT/summary-call3.txt
-OUT=$OUT A=/tmp/bin/NK B=/tmp/bin/NKQ ONLY=q4_linear_add CHECK=1 CHECK_TIMEOUT=180 ROUNDS=2 MATCH=ring_c8_k4 \
-  WIDTHS=1,2,3,4,8 timeout 500 bash scripts/device-run-calibrate-ab.sh > /dev/null 2>&1
-echo "calibrate-ab rc=$?" >> $S
-cat $OUT/summary-calibrate-ab.txt >> $S
-cat $S
+scripts/device-unpack.sh NK || exit 1
+OUT=$OUT BIN=/tmp/bin/NK FAMILY=q4_linear_add timeout 400 bash scripts/device-run-recalibrate.sh > /dev/null 2>&1
+echo "recalibrate rc=$?" >> $OUT/summary-recalibrate.txt
+cat $OUT/summary-recalibrate.txt
