@@ -3,7 +3,7 @@
 # rings quantizing x in their producer warp (act_i8 = 2: trial schedules
 # ring_c8_k4_s3_g4_q8_cl, ring_c8_k4_s4_g4_q8_cl, twins of the T <= 8 route
 # ring_c8_k4_s3_g4_a8_cl without its quant_act_i8_q4 launch, which cost 0.9-1.3 µs an op at
-# T <= 8 in call 9 of h200-2026-12-04e). Every CTA quantizes its K slice again (about 250
+# T <= 8 in call 9 of h200-2026-12-04e). Every CTA quantizes its K slice again (278 static
 # SASS instructions a stage per token row on the producer, which shares a scheduler with
 # tile warp 0), so only T = 1-2 can gain. scripts/device-run-calibrate-ab.sh: the check of
 # q4 with NKQ (the new schedules at every width they serve), then calibration NK/NKQ A B A B;
