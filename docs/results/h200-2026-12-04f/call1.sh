@@ -7,9 +7,9 @@
 #      fallbacks of the warpgroup kernel, the compute_80 rings); the quant_act_i8_q4 row
 #      checks the new int8 order on its own;
 #   2. compute-sanitizer memcheck of the two routed warpgroup schedules (the TMA path).
-# Build: scripts/build-ab.sh MAIN main; scripts/build-ab.sh NK natural-k (without the branch:
-#   scripts/build-ab.sh NK <main's commit of this session> docs/results/h200-2026-12-04f/natural-k.diff);
-#   rm target/ab/MAIN/ninfer-calibrate.xz (NK keeps it for call 3's recalibration)
+# Build: scripts/build-ab.sh NK natural-k (without the branch: scripts/build-ab.sh NK
+#   <main's commit of this session> docs/results/h200-2026-12-04f/natural-k.diff); NK keeps
+#   ninfer-calibrate for call 3's recalibration.
 # carry target/ab/NK.
 set -u
 cd "$(dirname "$0")/../../.."

@@ -5,7 +5,9 @@
 # the per-width table. Expected from call 9 of h200-2026-12-04e: the warpgroup routes
 # (5120x17408 T = 17-64, 5120x6144 T = 33-64) 3.7-4.7 µs faster an op, the int8 rings as
 # before (their PTX is byte-identical; only their quantization kernel's stores moved).
-# carry target/ab/MAIN, target/ab/NK (built as in call1.sh; ninfer alone suffices).
+# Build: scripts/build-ab.sh MAIN main; rm target/ab/MAIN/ninfer-calibrate.xz (NK as in
+#   call1.sh).
+# carry target/ab/MAIN, target/ab/NK.
 set -u
 cd "$(dirname "$0")/../../.."
 scripts/device-unpack.sh MAIN NK || exit 1
