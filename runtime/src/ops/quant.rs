@@ -27,7 +27,7 @@ pub fn quantize_group(x: &[bf16], out: &mut [i8]) -> f16 {
 /// BF16 `x[t][k]` → (int8 `xq[t][k]`, FP16 `xs[t][k/64]`).
 pub fn quantize_activations(x: &[bf16], t: usize, k: usize) -> (Vec<i8>, Vec<f16>) {
     assert!(
-        k % ACT_GROUP == 0,
+        k.is_multiple_of(ACT_GROUP),
         "k = {k} is not a multiple of {ACT_GROUP}"
     );
     assert!(x.len() >= t * k, "x holds fewer than {t} x {k} values");

@@ -101,10 +101,10 @@ pub fn scale_index(row: usize, group: usize, k: usize) -> usize {
 /// Packs dense codes `codes[n][k]` (each in −8..=7) and scales `scales[n][k/64]`.
 pub fn pack_q4(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedQ4 {
     assert!(
-        n % (TILE_ROWS * BAND_TILES) == 0,
+        n.is_multiple_of(TILE_ROWS * BAND_TILES),
         "n = {n} is not a multiple of 64"
     );
-    assert!(k % GROUP == 0, "k = {k} is not a multiple of {GROUP}");
+    assert!(k.is_multiple_of(GROUP), "k = {k} is not a multiple of {GROUP}");
     assert_eq!(codes.len(), n * k);
     assert_eq!(scales.len(), n * (k / GROUP));
     let groups = k / GROUP;
@@ -162,7 +162,7 @@ pub fn unpack_q4(p: &PackedQ4) -> (Vec<i8>, Vec<f16>) {
 /// k-step `s` hold the group's k = `16q + 4s ..` (word `s` of its 16 bytes): this puts
 /// under each weight the activation at its own k.
 pub fn warpgroup_order<T: Copy>(x: &[T], k: usize) -> Vec<T> {
-    assert!(k % GROUP == 0 && x.len() % k == 0);
+    assert!(k.is_multiple_of(GROUP) && x.len().is_multiple_of(k));
     let mut out = x.to_vec();
     for (src, dst) in x.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
         for (q, s, h) in
@@ -220,7 +220,7 @@ mod tests {
                     for word in 0..4 {
                         for nibble in 0..8 {
                             let (row, kk) = code_coord(Slot { lane, word, nibble });
-                            assert_eq!(row, lane / 4 + 8 * (nibble % 4 & 1));
+                            assert_eq!(row, lane / 4 + 8 * ((nibble % 4) & 1));
                             let logical =
                                 16 * word + 2 * (lane % 4) + 8 * ((nibble % 4) >> 1) + nibble / 4;
                             let base = token * k + g * GROUP;
@@ -324,7 +324,7 @@ mod tests {
         let mut one = vec![0i8; 64 * 64];
         one[0] = 7;
         one[8 * 64 + 1] = -8; // row 8, k 1: nibble 5 of lane 0 word 0 (u = 0)
-        let p = pack_q4(&one, &vec![f16::ONE; 64], 64, 64);
+        let p = pack_q4(&one, &[f16::ONE; 64], 64, 64);
         assert_eq!(p.codes[0], 0x8F);
         assert_eq!(p.codes[2] & 0xF0, 0x00);
         assert_eq!(p.codes[1], 0x88);

@@ -6,6 +6,10 @@
 //! without a GPU, that `pack.rs`, the kernel's decode and its activation mapping agree
 //! with the format's definition (`reference.rs`).
 
+// Lane-by-lane loops: one index computes a fragment coordinate and addresses several
+// per-lane arrays at once, as the kernel's lanes do.
+#![allow(clippy::needless_range_loop)]
+
 use half::{bf16, f16};
 
 use super::launch::act_smem_layout;

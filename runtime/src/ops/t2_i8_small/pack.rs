@@ -94,7 +94,7 @@ pub fn code_coord(slot: Slot) -> (usize, usize) {
 /// k = `4q..` (e = 0) and `16 + 4q..` (e = 1): this puts under each weight the activation
 /// the pair codes pair it with.
 pub fn warpgroup_order(xq: &[i8], k: usize) -> Vec<i8> {
-    assert!(k % GROUP == 0 && xq.len() % k == 0);
+    assert!(k.is_multiple_of(GROUP) && xq.len().is_multiple_of(k));
     let mut out = vec![0i8; xq.len()];
     for (src, dst) in xq.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
         for c in 0..GROUP / 4 {
@@ -145,10 +145,10 @@ pub fn decode_pair(n: u8) -> (i8, i8) {
 
 fn check_shape(n: usize, k: usize) {
     assert!(
-        n % TILE_ROWS == 0,
+        n.is_multiple_of(TILE_ROWS),
         "n = {n} is not a multiple of {TILE_ROWS}"
     );
-    assert!(k % GROUP == 0, "k = {k} is not a multiple of {GROUP}");
+    assert!(k.is_multiple_of(GROUP), "k = {k} is not a multiple of {GROUP}");
 }
 
 /// Packs dense ternary codes `codes[n][k]` (row-major, values in {-1, 0, 1}) and the
