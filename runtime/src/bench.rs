@@ -49,6 +49,9 @@ pub struct BenchReport {
     /// Prompt attention (issue 7): every route of every format on the issue's cases.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub prompt: Vec<crate::ops::attn_prompt::bench::PromptBenchRow>,
+    /// Requests of verify columns as the engine serves them (`attn_parallel_tiles`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub verify: Vec<crate::ops::attn_i8_small::bench::VerifyBenchRow>,
 }
 
 /// Whether `--only` selects the prompt attention.
@@ -149,6 +152,11 @@ pub fn run(
             });
         }
     }
+    let verify = if crate::ops::attn_i8_small::bench::selected(opts.only.as_deref()) {
+        crate::ops::attn_i8_small::bench::run(gpu, &mut timer, opts.samples, progress)?
+    } else {
+        Vec::new()
+    };
     let prompt = if selects_prompt(opts.only.as_deref()) {
         crate::ops::attn_prompt::bench::run(gpu, &mut timer, opts.samples, progress)?
     } else {
@@ -162,6 +170,7 @@ pub fn run(
         samples: opts.samples,
         results,
         prompt,
+        verify,
     })
 }
 
@@ -185,6 +194,9 @@ pub fn print_table(report: &BenchReport) {
             r.gbs,
             100.0 * r.fraction_of_read_bandwidth
         );
+    }
+    if !report.verify.is_empty() {
+        crate::ops::attn_i8_small::bench::print_table(&report.verify);
     }
     if !report.prompt.is_empty() {
         crate::ops::attn_prompt::bench::print_table(&report.prompt);

@@ -25,6 +25,7 @@ use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
 use crate::ops::attn_i8_small::launch::{self as attn, AttnKey};
 use crate::ops::attn_i8_small::op::AttnPrepared;
+use crate::ops::attn_i8_small::switches::PARALLEL_TILES_CASES;
 use crate::ops::attn_prompt::bench::{PromptCase, PromptInputs};
 use crate::ops::attn_prompt::launch as prompt_launch;
 use crate::ops::attn_prompt::route::{PromptKernel, PromptRoute};
@@ -76,9 +77,9 @@ fn cases(switch: &str) -> Option<Vec<Case>> {
             prompt(32768, false),
         ]),
         "attn_parallel_tiles" => Some(
-            [32768, 131072]
+            PARALLEL_TILES_CASES
                 .iter()
-                .flat_map(|&window| [16, 32].map(|columns| Case::Decode { window, columns }))
+                .map(|&(window, columns)| Case::Decode { window, columns })
                 .collect(),
         ),
         "attn_pack_gqa" => Some(vec![prompt(32768, false), prompt(131072, false)]),

@@ -62,6 +62,16 @@ impl AttnKey {
         })
     }
 
+    /// The route key, `attn_i8_small/h24/<format>/w<W>`.
+    pub fn route_key(&self) -> String {
+        format!(
+            "{}/h{Q_HEADS}/{}/w{}",
+            family().name,
+            self.format.name(),
+            self.width
+        )
+    }
+
     /// Query rows of one KV head: its 6 query heads x W columns.
     pub fn rows(&self) -> usize {
         GQA * self.width
@@ -433,6 +443,22 @@ pub fn parallel_tile_width(columns: usize) -> Option<usize> {
         .find(|&w| columns.is_multiple_of(w) && columns / w > 1)
 }
 
+/// The variant device `ordinal`'s installed route table names for launches of `width`
+/// columns of `format` over a `window`-token cache (the compiled route where the table
+/// names a schedule this build lacks, which `profile check` reports).
+pub fn installed_variant(
+    ordinal: usize,
+    format: KvFormat,
+    width: usize,
+    window: usize,
+) -> &'static Variant {
+    let key = AttnKey { format, width }.route_key();
+    let schedule = crate::profile::lookup::schedule_on(ordinal, &key, window as u32);
+    family()
+        .candidate(schedule)
+        .unwrap_or_else(|| family().compiled_variant(window as u32))
+}
+
 /// A request of `columns` query columns (the cache's last `columns` tokens are theirs):
 /// one launch pair over parallel query tiles when `parallel` and a 2-8 column tile
 /// divides `columns`, else serial chunks of at most 8 columns, each chunk seeing the
@@ -500,7 +526,8 @@ mod tests {
             assert!(AttnKey::parse(bad).is_err(), "{bad}");
         }
         for shape in family().keys {
-            AttnKey::parse(shape).unwrap();
+            let key = AttnKey::parse(shape).unwrap();
+            assert_eq!(key.route_key(), format!("attn_i8_small/{shape}"));
         }
     }
 

@@ -3,6 +3,7 @@
 //! cache, split-KV over whole waves of CTAs, then a reduce. Kernel:
 //! `kernel-templates/attn_i8_small.cu.tera`; formats: docs/formats.md "KV cache".
 
+pub mod bench;
 pub mod launch;
 pub mod op;
 pub mod switches;

@@ -327,7 +327,7 @@ impl AttnPrepared {
             references: BTreeMap::new(),
             magnitudes: BTreeMap::new(),
             tiles_reference: BTreeMap::new(),
-            pv_f16: switches::smallt_pv_f16(),
+            pv_f16: switches::smallt_pv_f16(gpu.info.ordinal),
         })
     }
 
@@ -384,6 +384,32 @@ impl AttnPrepared {
             columns,
             ws,
             &mut out.slice_mut(..),
+        )
+    }
+
+    /// A request of `columns` query columns against a `window`-token cache as the engine
+    /// serves it on `gpu`: each chunk's or tile's schedule from the device's installed
+    /// route table (at the chunk's or tile's width and window), parallel query tiles and
+    /// FP16 P.V as its installed switches say, each with its environment override
+    /// (`attn_parallel_tiles` / `NINFER_ATTN_PARALLEL_TILES`, `attn_pv_f16` /
+    /// `NINFER_SMALLT_PV_F16`).
+    pub fn run_request(
+        &mut self,
+        gpu: &Gpu,
+        copy: usize,
+        window: usize,
+        columns: usize,
+    ) -> anyhow::Result<()> {
+        let (ordinal, format) = (gpu.info.ordinal, self.key.format);
+        let route = move |w: usize, len: usize| attn::installed_variant(ordinal, format, w, len);
+        self.run_columns(
+            gpu,
+            &route,
+            copy,
+            window,
+            columns,
+            switches::parallel_tiles(ordinal),
+            switches::smallt_pv_f16(ordinal),
         )
     }
 

@@ -51,7 +51,7 @@ pub struct PromptBenchRow {
     pub kernel: String,
     pub pack_gqa: bool,
     pub pv_f16: bool,
-    /// The route device 0's profile (with the environment) selects.
+    /// The route this device's profile (with the environment) selects.
     pub installed: bool,
     pub chunk: usize,
     pub len: usize,
@@ -153,7 +153,7 @@ pub fn run(
     samples: usize,
     progress: &dyn Fn(&str),
 ) -> anyhow::Result<Vec<PromptBenchRow>> {
-    let installed = PromptRoute::installed();
+    let installed = PromptRoute::installed(gpu.info.ordinal);
     let mut rows = Vec::new();
     for format in KvFormat::ALL {
         let mut inputs = PromptInputs::new(gpu, format, &CASES, crate::ops::routed::fresh_seed())?;

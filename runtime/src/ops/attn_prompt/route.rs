@@ -76,11 +76,12 @@ impl PromptRoute {
         }
     }
 
-    /// The route device 0's installed table and the process environment select (a bad
-    /// environment variable counts as unset here; the engine reports it at start-up).
-    pub fn installed() -> PromptRoute {
+    /// The route device `ordinal`'s installed table and the process environment select (a
+    /// bad environment variable counts as unset here: the engine refuses to start over
+    /// it, `overrides::validate`).
+    pub fn installed(ordinal: usize) -> PromptRoute {
         let env = overrides::get().cloned().unwrap_or_default();
-        Self::selected(lookup::table(0), &env)
+        Self::selected(lookup::table(ordinal), &env)
     }
 
     /// Every route (check and bench run them all).
