@@ -30,6 +30,7 @@ impl Engine {
         profile_path: Option<&Path>,
         progress: &dyn Fn(&str),
     ) -> anyhow::Result<Engine> {
+        let overrides = crate::profile::overrides::validate()?;
         let gpu = Gpu::open(ordinal)?;
         let identity = gpu.info.identity.clone();
         let catalog = Arc::new(CatalogView::built_in());
@@ -45,9 +46,7 @@ impl Engine {
             None => FileState::Missing,
         };
         let mut decision = mode::decide(mode, &identity, &file, builtin::table(), &catalog.digest);
-        if matches!(decision, Decision::CalibrateNow(_))
-            && crate::profile::overrides::get().is_ok_and(|o| o.baseline_ptx)
-        {
+        if matches!(decision, Decision::CalibrateNow(_)) && overrides.baseline_ptx {
             // a calibration would time the baseline PTX and store its routes for the newest
             tracing::warn!(
                 "NINFER_PTX=baseline: {} is not calibrated ({decision}); the compiled routes run",

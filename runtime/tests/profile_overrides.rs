@@ -150,3 +150,33 @@ fn ptx_choice() {
         "{e}"
     );
 }
+
+/// `ninfer routes` notes, on a switch's rows, the variables that decide it instead.
+#[test]
+fn switch_override_names_the_variables_that_decide_a_switch() {
+    let o = parse(&[
+        ("NINFER_ATTN_PARALLEL_TILES", "0"),
+        ("NINFER_SMALLT_PV_F16", "1"),
+        ("NINFER_PROMPT_PV_F16", "0"),
+        ("NINFER_PROMPT_FAST", "1"),
+    ])
+    .unwrap();
+    assert_eq!(
+        o.switch_override("attn_parallel_tiles").as_deref(),
+        Some("NINFER_ATTN_PARALLEL_TILES=0: off")
+    );
+    assert_eq!(
+        o.switch_override("attn_pv_f16").as_deref(),
+        Some("NINFER_SMALLT_PV_F16=1: on (decode); NINFER_PROMPT_PV_F16=0: off (prompt)")
+    );
+    assert_eq!(
+        o.switch_override("attn_prompt_fast").as_deref(),
+        Some("NINFER_PROMPT_FAST=1: on")
+    );
+    assert_eq!(o.switch_override("attn_pack_gqa"), None);
+    assert_eq!(o.switch_override("t2_i8_small/5120x6144"), None);
+    let none = parse(&[]).unwrap();
+    for s in ninfer_runtime::catalog::SWITCHES {
+        assert_eq!(none.switch_override(s.name), None, "{}", s.name);
+    }
+}

@@ -29,6 +29,7 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
+    crate::profile::overrides::validate()?;
     let gpu = Gpu::open(args.device)?;
     let seed = args.seed.unwrap_or_else(crate::ops::routed::fresh_seed);
     eprintln!(

@@ -12,6 +12,8 @@ pub fn init_tracing() {
         .with_writer(std::io::stderr)
         .without_time()
         .with_target(false)
+        // colour only on a terminal: logs redirected to files stay plain text
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),

@@ -157,9 +157,7 @@ fn prefill_line(
 }
 
 pub fn run(args: &RoutesArgs) -> anyhow::Result<()> {
-    let overrides = overrides::get()
-        .map_err(|e| anyhow::anyhow!("{e}"))?
-        .clone();
+    let overrides = overrides::validate()?.clone();
     // On a GPU machine, start the engine as inference would: that calibrates and stores
     // the profile when the device has none (or when asked), so the table shown below is
     // the one this GPU will run.

@@ -178,6 +178,9 @@ pub fn render_text(r: &ResolvedRoutes, ctx: &Context) -> String {
         .max(8);
     for (key, rows) in &all {
         out.push_str(&format!("\n{key}\n"));
+        if let Some(o) = ctx.overrides.switch_override(key) {
+            out.push_str(&format!("  overridden by the environment: {o}\n"));
+        }
         for row in rows {
             let line = format!(
                 "  {:<12} {:<sw$}  {:<9} {}",
@@ -225,7 +228,11 @@ pub fn render_json(r: &ResolvedRoutes, ctx: &Context) -> Value {
                     })
                 })
                 .collect();
-            json!({ "key": key, "bands": bands })
+            let mut entry = json!({ "key": key, "bands": bands });
+            if let Some(o) = ctx.overrides.switch_override(&key) {
+                entry["overridden"] = json!(o);
+            }
+            entry
         })
         .collect();
     json!({

@@ -206,7 +206,46 @@ pub fn get() -> Result<&'static EnvOverrides, &'static OverrideError> {
         .as_ref()
 }
 
+/// The process's overrides, or an error naming every bad variable: what each command
+/// that runs kernels checks first, so that a mistyped value stops it instead of being
+/// dropped (the getters of single switches treat a bad environment as unset).
+pub fn validate() -> anyhow::Result<&'static EnvOverrides> {
+    get().map_err(|e| anyhow::anyhow!("environment: {e}"))
+}
+
 impl EnvOverrides {
+    /// What the set variables make route switch `key` run, whatever its route says (one
+    /// `NAME=v: on|off (what)` per variable), or None when none of its variables is set.
+    pub fn switch_override(&self, key: &str) -> Option<String> {
+        use crate::ops::attn_i8_small::switches::{PARALLEL_TILES_KEY, PV_F16_KEY};
+        use crate::ops::attn_prompt::route::{FAST_KEY, PACK_GQA_KEY};
+        let one = |name: &str, v: Option<bool>, what: &str| {
+            v.map(|v| format!("{name}={}: {}{what}", v as u8, if v { "on" } else { "off" }))
+        };
+        let parts: Vec<String> = match key {
+            k if k == PV_F16_KEY => [
+                one("NINFER_SMALLT_PV_F16", self.smallt_pv_f16, " (decode)"),
+                one("NINFER_PROMPT_PV_F16", self.prompt_pv_f16, " (prompt)"),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            k if k == PARALLEL_TILES_KEY => {
+                one("NINFER_ATTN_PARALLEL_TILES", self.attn_parallel_tiles, "")
+                    .into_iter()
+                    .collect()
+            }
+            k if k == PACK_GQA_KEY => one("NINFER_PROMPT_PACK_GQA", self.prompt_pack_gqa, "")
+                .into_iter()
+                .collect(),
+            k if k == FAST_KEY => one("NINFER_PROMPT_FAST", self.prompt_fast, "")
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        };
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
     /// The variables that are set, as `NAME=value`, for explanations.
     pub fn active(&self) -> Vec<String> {
         let mut out = Vec::new();
