@@ -167,6 +167,57 @@ fn a_version_3_file_is_refused_and_left_byte_identical() {
     assert_eq!(names, vec!["p.json", "p.json.lock"]);
 }
 
+/// What `ninfer-calibrate` checks before it measures: the files `upsert` would refuse are
+/// refused, the rest pass, and nothing is written at the path or left beside it.
+#[test]
+fn preflight_refuses_what_upsert_would_refuse_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let newer = dir.path().join("newer.json");
+    let original = "{\"schema\": \"ninfer.device-route-profiles\", \"schema_version\": 3, \"devices\": []}";
+    fs::write(&newer, original).unwrap();
+    let err = store::preflight(&newer).unwrap_err();
+    assert!(
+        matches!(err, StoreError::NewerVersion { version: 3, .. }),
+        "{err}"
+    );
+    assert_eq!(fs::read(&newer).unwrap(), original.as_bytes());
+
+    let a_directory = dir.path().join("sub");
+    fs::create_dir(&a_directory).unwrap();
+    let err = store::preflight(&a_directory).unwrap_err();
+    assert!(err.to_string().contains("cannot read"), "{err}");
+
+    // Storable: missing (in a directory not made yet), current, older version, corrupt.
+    let current = dir.path().join("current.json");
+    let e = entry("nvidia-h200-sm90", 132, Some(DIGEST), &[("a", &[(8, "x")])]);
+    store::upsert(&current, &e).unwrap();
+    let older = dir.path().join("older.json");
+    fs::write(&older, "{\"schema\": \"ninfer.device-route-profiles\", \"schema_version\": 1, \"devices\": []}").unwrap();
+    let corrupt = dir.path().join("corrupt.json");
+    fs::write(&corrupt, "{\"schema\": ").unwrap();
+    let missing = dir.path().join("later/ninfer/device-profiles.json");
+    let before: Vec<Vec<u8>> = [&current, &older, &corrupt]
+        .iter()
+        .map(|p| fs::read(p).unwrap())
+        .collect();
+    for p in [&current, &older, &corrupt, &missing] {
+        store::preflight(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    }
+    let after: Vec<Vec<u8>> = [&current, &older, &corrupt]
+        .iter()
+        .map(|p| fs::read(p).unwrap())
+        .collect();
+    assert_eq!(before, after);
+    assert!(!missing.exists());
+    let leftovers: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .chain(fs::read_dir(dir.path().join("later/ninfer")).unwrap())
+        .map(|d| d.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
 #[test]
 fn a_truncated_file_is_backed_up_not_lost() {
     let dir = tempfile::tempdir().unwrap();

@@ -57,7 +57,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         Some(p) => p.clone(),
         None => location::resolve(None).map_err(|e| anyhow::anyhow!(e))?.0,
     };
-    let gpu = Gpu::open(args.device)?;
+    crate::profile::overrides::validate()?;
     let mut skip = Vec::new();
     for (off, flag) in [
         (args.no_ternary, CalibrationFlag::Ternary),
@@ -83,6 +83,10 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         !keys.is_empty() || switch_steps > 0,
         "nothing to calibrate: no route key matches the selection"
     );
+    let gpu = Gpu::open(args.device)?;
+    // A file the result could not be stored in is refused before the measurement, so the
+    // refusal costs none of it.
+    store::preflight(&path).map_err(|e| anyhow::anyhow!("cannot store a calibration: {e}"))?;
     let steps: u64 = keys.iter().map(|(f, _)| f.widths.len() as u64).sum::<u64>() + switch_steps;
     let bar = ProgressBar::new(steps).with_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")

@@ -203,6 +203,41 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Whether a calibration result could be stored at `path`, checked before measuring so
+/// that a refusal costs no GPU time: a file of a newer schema version or one that cannot
+/// be read is refused as [`upsert`] would refuse it, and the directory must take a new
+/// file (it is created if missing). Writes nothing at `path` itself.
+pub fn preflight(path: &Path) -> Result<(), StoreError> {
+    match FileState::load(path) {
+        FileState::OtherVersion { version } if version > SCHEMA_VERSION => {
+            return Err(StoreError::NewerVersion {
+                path: path.to_path_buf(),
+                version,
+            })
+        }
+        FileState::Unreadable { error } => {
+            return Err(StoreError::Io {
+                path: path.to_path_buf(),
+                what: "cannot read",
+                source: std::io::Error::other(error),
+            })
+        }
+        _ => {}
+    }
+    let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(d) => {
+            fs::create_dir_all(d).map_err(io(d, "cannot create the directory"))?;
+            d
+        }
+        None => Path::new("."),
+    };
+    tempfile::Builder::new()
+        .prefix(".ninfer-preflight.")
+        .tempfile_in(dir)
+        .map_err(io(dir, "cannot create a file in the directory"))?;
+    Ok(())
+}
+
 /// Stores a calibration result for its device (see the module's rules).
 pub fn upsert(path: &Path, result: &Entry) -> Result<StoreOutcome, StoreError> {
     if result.calibration.is_none() {
