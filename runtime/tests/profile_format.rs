@@ -256,3 +256,16 @@ fn validate_entry_applies_the_same_rules() {
         .to_string()
         .contains("no bands"));
 }
+
+/// Bytes that are not UTF-8 are a corrupt file whose reason says so (no JSON position:
+/// the text was never parsed).
+#[test]
+fn bytes_that_are_not_utf8_say_so() {
+    let state = FileState::from_bytes(b"{\"schema\": \"\xff\"}");
+    let FileState::Corrupt { error } = state else {
+        panic!("{state:?}");
+    };
+    let text = error.to_string();
+    assert!(text.contains("not UTF-8 text"), "{text}");
+    assert!(!text.contains("line 0"), "{text}");
+}

@@ -26,8 +26,8 @@ pub struct RoutesArgs {
     /// Compute capability of the named device, MAJOR.MINOR (9.0).
     #[arg(long, value_parser = parse_compute_capability, requires = "gpu_name")]
     pub compute_capability: Option<(u32, u32)>,
-    /// SM count of the named device.
-    #[arg(long, requires = "gpu_name")]
+    /// SM count of the named device (as the driver reports it; at least 1).
+    #[arg(long, requires = "gpu_name", value_parser = clap::value_parser!(u32).range(1..))]
     pub sms: Option<u32>,
     /// CUDA device to detect when no device is named.
     #[arg(long, default_value_t = 0)]

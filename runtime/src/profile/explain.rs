@@ -170,6 +170,12 @@ pub fn render_text(r: &ResolvedRoutes, ctx: &Context) -> String {
         }
     ));
     let all = rows(r);
+    let ww = all
+        .iter()
+        .flat_map(|(_, rs)| rs.iter().map(|x| widths(x.first, x.last).len()))
+        .max()
+        .unwrap_or(0)
+        .max(12);
     let sw = all
         .iter()
         .flat_map(|(_, rs)| rs.iter().map(|x| x.schedule.len()))
@@ -183,7 +189,7 @@ pub fn render_text(r: &ResolvedRoutes, ctx: &Context) -> String {
         }
         for row in rows {
             let line = format!(
-                "  {:<12} {:<sw$}  {:<9} {}",
+                "  {:<ww$} {:<sw$}  {:<9} {}",
                 widths(row.first, row.last),
                 if row.schedule.is_empty() {
                     "-"

@@ -630,11 +630,8 @@ impl FileState {
             Ok(t) => t,
             Err(e) => {
                 return FileState::Corrupt {
-                    error: ParseError::Json {
-                        line: 0,
-                        column: 0,
-                        message: format!("not UTF-8 text ({e})"),
-                        truncated: false,
+                    error: ParseError::NotAProfile {
+                        reason: format!("not UTF-8 text ({e})"),
                     },
                 }
             }
