@@ -173,7 +173,8 @@ fn a_version_3_file_is_refused_and_left_byte_identical() {
 fn preflight_refuses_what_upsert_would_refuse_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let newer = dir.path().join("newer.json");
-    let original = "{\"schema\": \"ninfer.device-route-profiles\", \"schema_version\": 3, \"devices\": []}";
+    let original =
+        "{\"schema\": \"ninfer.device-route-profiles\", \"schema_version\": 3, \"devices\": []}";
     fs::write(&newer, original).unwrap();
     let err = store::preflight(&newer).unwrap_err();
     assert!(
@@ -192,7 +193,11 @@ fn preflight_refuses_what_upsert_would_refuse_and_writes_nothing() {
     let e = entry("nvidia-h200-sm90", 132, Some(DIGEST), &[("a", &[(8, "x")])]);
     store::upsert(&current, &e).unwrap();
     let older = dir.path().join("older.json");
-    fs::write(&older, "{\"schema\": \"ninfer.device-route-profiles\", \"schema_version\": 1, \"devices\": []}").unwrap();
+    fs::write(
+        &older,
+        "{\"schema\": \"ninfer.device-route-profiles\", \"schema_version\": 1, \"devices\": []}",
+    )
+    .unwrap();
     let corrupt = dir.path().join("corrupt.json");
     fs::write(&corrupt, "{\"schema\": ").unwrap();
     let missing = dir.path().join("later/ninfer/device-profiles.json");

@@ -8,7 +8,8 @@ use clap::{Parser, Subcommand};
 #[command(name = "ninfer", version)]
 struct Cli {
     /// Run the fast prompt-attention kernel whatever the device profile and
-    /// NINFER_PROMPT_FAST say.
+    /// NINFER_PROMPT_FAST say (what `routes` shows and `bench` times as the installed
+    /// prompt route; `check` checks every route either way).
     #[arg(long, global = true)]
     fast_prefill_kernel: bool,
     #[command(subcommand)]

@@ -14,8 +14,8 @@ pub struct BenchArgs {
     /// Which routes to run: the profile (auto), a fresh calibration, or the compiled routes (off).
     #[arg(long, value_enum, default_value_t = ProfileMode::Auto)]
     pub device_profile: ProfileMode,
-    /// Profile file (default: $NINFER_DEVICE_PROFILES, then the user cache directory).
-    #[arg(long, value_name = "PATH")]
+    /// The profile file.
+    #[arg(long, value_name = "PATH", long_help = format!("The profile file ({})", crate::profile::location::SEARCH_ORDER))]
     pub device_profile_path: Option<PathBuf>,
     /// Only route keys starting with this prefix.
     #[arg(long, value_name = "PREFIX")]

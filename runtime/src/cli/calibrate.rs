@@ -25,8 +25,8 @@ pub struct CalibrateArgs {
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
-    /// Profile file to update (default: $NINFER_DEVICE_PROFILES, then $XDG_CACHE_HOME/ninfer/device-profiles.json, then ~/.cache/ninfer/device-profiles.json).
-    #[arg(long, value_name = "PATH")]
+    /// Profile file to update.
+    #[arg(long, value_name = "PATH", long_help = format!("Profile file to update ({})", crate::profile::location::SEARCH_ORDER))]
     pub out: Option<PathBuf>,
     /// Write the stored entry, with its calibration block, to stdout.
     #[arg(long)]
@@ -38,18 +38,54 @@ pub struct CalibrateArgs {
     /// when it was measured against the same route catalog).
     #[arg(long, value_name = "PREFIX")]
     pub only: Option<String>,
-    /// Skip the ternary projection families.
+    /// Skip the ternary projection families (listed below).
     #[arg(long)]
     pub no_ternary: bool,
-    /// Skip the groupwise projection families.
+    /// Skip the groupwise projection families (listed below).
     #[arg(long)]
     pub no_groupwise: bool,
-    /// Skip the attention families.
+    /// Skip the attention families and switches (listed below).
     #[arg(long)]
     pub no_attention: bool,
-    /// Skip the linear-attention families.
+    /// Skip the linear-attention families (listed below).
     #[arg(long)]
     pub no_linear_attention: bool,
+}
+
+/// What each `--no-*` flag skips in this build, from the catalog's `calibration` groups
+/// (shown after `--help`).
+pub fn skip_flags_help() -> String {
+    let mut out =
+        String::from("What each --no-* flag skips in this build (catalog.toml `calibration`):\n");
+    for (flag, group) in [
+        ("--no-ternary", CalibrationFlag::Ternary),
+        ("--no-groupwise", CalibrationFlag::Groupwise),
+        ("--no-attention", CalibrationFlag::Attention),
+        ("--no-linear-attention", CalibrationFlag::LinearAttention),
+    ] {
+        let families: Vec<&str> = crate::catalog::FAMILIES
+            .iter()
+            .filter(|f| f.calibration == group)
+            .map(|f| f.name)
+            .collect();
+        let switches: Vec<&str> = crate::catalog::SWITCHES
+            .iter()
+            .filter(|s| s.calibration == group)
+            .map(|s| s.name)
+            .collect();
+        let mut what = Vec::new();
+        if !families.is_empty() {
+            what.push(families.join(", "));
+        }
+        if !switches.is_empty() {
+            what.push(format!("switches {}", switches.join(", ")));
+        }
+        if what.is_empty() {
+            what.push("nothing (no family of this build)".into());
+        }
+        out.push_str(&format!("  {flag:<22} {}\n", what.join("; ")));
+    }
+    out
 }
 
 pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {

@@ -32,10 +32,13 @@ pub struct RoutesArgs {
     /// CUDA device to detect when no device is named.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
-    /// The profile file (default: $NINFER_DEVICE_PROFILES, else the user cache directory).
-    #[arg(long)]
+    /// The profile file.
+    #[arg(long, value_name = "PATH", long_help = format!("The profile file ({})", crate::profile::location::SEARCH_ORDER))]
     pub device_profile_path: Option<PathBuf>,
-    /// auto: file, else built-in, else calibrate; calibrate: measure again; off: compiled routes only.
+    /// auto: file, else built-in, else calibrate; calibrate: measure again; off: compiled
+    /// routes only. On this GPU, auto and calibrate start the engine as inference would
+    /// (calibrating where the decision says so); for a device named with --gpu-name
+    /// nothing is measured: the table shows the decision and the layers as they stand.
     #[arg(long, value_enum, default_value_t)]
     pub device_profile: ProfileMode,
     /// JSON instead of a table.

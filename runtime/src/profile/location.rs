@@ -9,6 +9,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub const FILE_NAME: &str = "device-profiles.json";
+/// The search order in one line, for `--help` of every option that takes the file.
+pub const SEARCH_ORDER: &str = "default: $NINFER_DEVICE_PROFILES, then $XDG_CACHE_HOME/ninfer/device-profiles.json, then ~/.cache/ninfer/device-profiles.json (%LOCALAPPDATA%\\ninfer\\device-profiles.json on Windows)";
 pub const ENV_PATH: &str = "NINFER_DEVICE_PROFILES";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

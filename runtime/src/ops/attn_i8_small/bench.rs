@@ -15,7 +15,6 @@ use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
 use crate::ops::kv::format::KvFormat;
 
-
 #[derive(Clone, Debug, Serialize)]
 pub struct VerifyBenchRow {
     pub format: String,
@@ -45,7 +44,11 @@ pub fn run(
     progress: &dyn Fn(&str),
 ) -> anyhow::Result<Vec<VerifyBenchRow>> {
     let format = KvFormat::Int8;
-    let widest = switches::PARALLEL_TILES_CASES.iter().map(|&(window, _)| window).max().unwrap_or(0);
+    let widest = switches::PARALLEL_TILES_CASES
+        .iter()
+        .map(|&(window, _)| window)
+        .max()
+        .unwrap_or(0);
     let key = AttnKey { format, width: 1 };
     let mut inputs = AttnPrepared::new(gpu, key, crate::ops::routed::fresh_seed(), widest)?;
     let ordinal = gpu.info.ordinal;
@@ -115,7 +118,12 @@ pub fn print_table(rows: &[VerifyBenchRow]) {
 mod tests {
     #[test]
     fn only_selects_the_family_or_the_switch() {
-        for only in [None, Some("attn"), Some("attn_i8_small"), Some("attn_parallel")] {
+        for only in [
+            None,
+            Some("attn"),
+            Some("attn_i8_small"),
+            Some("attn_parallel"),
+        ] {
             assert!(super::selected(only), "{only:?}");
         }
         for only in [

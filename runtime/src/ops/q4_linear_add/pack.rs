@@ -104,7 +104,10 @@ pub fn pack_q4(codes: &[i8], scales: &[f16], n: usize, k: usize) -> PackedQ4 {
         n.is_multiple_of(TILE_ROWS * BAND_TILES),
         "n = {n} is not a multiple of 64"
     );
-    assert!(k.is_multiple_of(GROUP), "k = {k} is not a multiple of {GROUP}");
+    assert!(
+        k.is_multiple_of(GROUP),
+        "k = {k} is not a multiple of {GROUP}"
+    );
     assert_eq!(codes.len(), n * k);
     assert_eq!(scales.len(), n * (k / GROUP));
     let groups = k / GROUP;

@@ -148,7 +148,10 @@ fn check_shape(n: usize, k: usize) {
         n.is_multiple_of(TILE_ROWS),
         "n = {n} is not a multiple of {TILE_ROWS}"
     );
-    assert!(k.is_multiple_of(GROUP), "k = {k} is not a multiple of {GROUP}");
+    assert!(
+        k.is_multiple_of(GROUP),
+        "k = {k} is not a multiple of {GROUP}"
+    );
 }
 
 /// Packs dense ternary codes `codes[n][k]` (row-major, values in {-1, 0, 1}) and the

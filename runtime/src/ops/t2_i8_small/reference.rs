@@ -14,7 +14,10 @@ pub use crate::ops::quant::{dequantize_activations, quantize_activations, ACT_GR
 pub const W_GROUP: usize = 128;
 
 fn check(codes: &[i8], scales: &[f16], xq: &[i8], xs: &[f16], n: usize, k: usize, t: usize) {
-    assert!(k.is_multiple_of(W_GROUP), "k = {k} is not a multiple of {W_GROUP}");
+    assert!(
+        k.is_multiple_of(W_GROUP),
+        "k = {k} is not a multiple of {W_GROUP}"
+    );
     assert_eq!(codes.len(), n * k, "codes must hold n*k values");
     assert_eq!(
         scales.len(),
