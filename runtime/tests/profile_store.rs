@@ -384,3 +384,18 @@ fn two_processes_storing_at_once_lose_nothing() {
     assert_eq!(keys(&f, "class-a").len(), ROUNDS);
     assert_eq!(keys(&f, "class-b").len(), ROUNDS);
 }
+
+/// A path that cannot be read is never written over: here a directory stands where the
+/// file should be (as root, permission bits would not stop the read).
+#[test]
+fn an_unreadable_path_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.json");
+    fs::create_dir(&path).unwrap();
+    fs::write(path.join("inside"), "keep").unwrap();
+    let e = entry("nvidia-h200-sm90", 132, Some(DIGEST), &[("a", &[(8, "x")])]);
+    let err = store::upsert(&path, &e).unwrap_err();
+    assert!(err.to_string().contains("cannot read"), "{err}");
+    assert!(path.is_dir());
+    assert_eq!(fs::read_to_string(path.join("inside")).unwrap(), "keep");
+}
