@@ -162,6 +162,36 @@ pub struct Switch {
     pub compiled: &'static str,
 }
 
+impl Switch {
+    /// Whether this boolean switch is "on" where no profile names it. The switches the
+    /// ops implement take exactly the values "off" and "on" (`assert_boolean`).
+    pub fn compiled_on(&self) -> bool {
+        self.compiled == "on"
+    }
+
+    /// Panics unless the switch's values are exactly "off" and "on": what the ops that
+    /// read it as a boolean need of catalog.toml (their tests call this).
+    pub fn assert_boolean(&self) {
+        let mut values = self.values.to_vec();
+        values.sort_unstable();
+        assert_eq!(
+            values,
+            ["off", "on"],
+            "switch {} must take exactly the values off and on",
+            self.name
+        );
+    }
+}
+
+/// The value name of a boolean switch's setting.
+pub fn switch_value(on: bool) -> &'static str {
+    if on {
+        "on"
+    } else {
+        "off"
+    }
+}
+
 pub use crate::generated::{
     BASELINE_PTX_ARCH, FAMILIES, MODULES, ROUTE_CATALOG, SWITCHES, VARIANTS,
 };

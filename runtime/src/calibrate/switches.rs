@@ -1,10 +1,10 @@
-//! Calibration of the route switches (`[[switch]]` in catalog.toml). A switch is timed
-//! like a schedule: its "on" form against the compiled "off" through the op's dispatch,
-//! L2 flushed before every sample, median of eleven, samples interleaved; "on" is
-//! stored only when it is at least 3 % faster, stays so in a second interleaved
-//! measurement and its output is within 5 % of "off"'s (`decide::verdict`). Several
-//! measured cases count by the geometric mean of their ratios, and none may be more
-//! than 3 % slower.
+//! Calibration of the route switches (`[[switch]]` in catalog.toml; each is a boolean,
+//! "off" or "on"). A switch is timed like a schedule: its other value against its
+//! compiled one (catalog.toml) through the op's dispatch, L2 flushed before every sample,
+//! median of eleven, samples interleaved; the other value is stored only when it is at
+//! least 3 % faster, stays so in a second interleaved measurement and its output is
+//! within 5 % of the compiled value's (`decide::verdict`). Several measured cases count
+//! by the geometric mean of their ratios, and none may be more than 3 % slower.
 //!
 //! | switch | cases (int8 cache, the compiled attention routes) |
 //! |---|---|
@@ -13,26 +13,29 @@
 //! | `attn_pack_gqa` | a 1024-token prompt chunk at 32K and at 131K |
 //! | `attn_prompt_fast` | a wave-aligned prompt chunk (near 1024) at 32K and at 131K |
 //!
-//! Prompt cases compare the compiled prompt route (standard kernel, no PackGQA, FP32
-//! P.V) with the same route and the switch on.
+//! Prompt cases compare the compiled prompt route (every switch at its compiled value)
+//! with the same route and the measured switch flipped; decode cases keep the other
+//! decode switch at its compiled value.
 
 use anyhow::Context as _;
 
 use super::decide;
 use super::measure::{DetailLine, SAMPLES};
-use crate::catalog::{Switch, Variant};
+use crate::catalog::{self, Switch, Variant};
 use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
 use crate::ops::attn_i8_small::launch::{self as attn, AttnKey};
 use crate::ops::attn_i8_small::op::AttnPrepared;
-use crate::ops::attn_i8_small::switches::PARALLEL_TILES_CASES;
+use crate::ops::attn_i8_small::switches::{PARALLEL_TILES_CASES, PARALLEL_TILES_KEY, PV_F16_KEY};
 use crate::ops::attn_prompt::bench::{PromptCase, PromptInputs};
 use crate::ops::attn_prompt::launch as prompt_launch;
 use crate::ops::attn_prompt::route::{PromptKernel, PromptRoute};
+use crate::ops::attn_prompt::route::{FAST_KEY, PACK_GQA_KEY};
 use crate::ops::kv::format::KvFormat;
+use crate::ops::kv::KV_HEADS;
 use crate::ops::routed;
 
-/// One measured case; "off" and "on" differ as the switch says.
+/// One measured case; its runs with the switch off and on differ as the switch says.
 #[derive(Clone, Copy, Debug)]
 enum Case {
     /// `columns` decode query columns against a `window`-token cache.
@@ -69,32 +72,38 @@ fn cases(switch: &str) -> Option<Vec<Case>> {
         aligned,
     };
     match switch {
-        "attn_pv_f16" => Some(vec![
+        k if k == PV_F16_KEY => Some(vec![
             Case::Decode {
                 window: 131072,
                 columns: 1,
             },
             prompt(32768, false),
         ]),
-        "attn_parallel_tiles" => Some(
+        k if k == PARALLEL_TILES_KEY => Some(
             PARALLEL_TILES_CASES
                 .iter()
                 .map(|&(window, columns)| Case::Decode { window, columns })
                 .collect(),
         ),
-        "attn_pack_gqa" => Some(vec![prompt(32768, false), prompt(131072, false)]),
-        "attn_prompt_fast" => Some(vec![prompt(32768, true), prompt(131072, true)]),
+        k if k == PACK_GQA_KEY => Some(vec![prompt(32768, false), prompt(131072, false)]),
+        k if k == FAST_KEY => Some(vec![prompt(32768, true), prompt(131072, true)]),
         _ => None,
     }
 }
 
-/// The prompt route of a case with the switch off (the compiled one) or on.
+/// The prompt route of a case: the compiled one with `switch` set to `on`.
 fn prompt_route(switch: &str, on: bool) -> PromptRoute {
-    let mut r = PromptRoute::COMPILED;
+    let mut r = PromptRoute::compiled();
     match switch {
-        "attn_pv_f16" => r.pv_f16 = on,
-        "attn_pack_gqa" => r.pack_gqa = on,
-        "attn_prompt_fast" if on => r.kernel = PromptKernel::Fast,
+        k if k == PV_F16_KEY => r.pv_f16 = on,
+        k if k == PACK_GQA_KEY => r.pack_gqa = on,
+        k if k == FAST_KEY => {
+            r.kernel = if on {
+                PromptKernel::Fast
+            } else {
+                PromptKernel::Standard
+            }
+        }
         _ => {}
     }
     r
@@ -102,7 +111,7 @@ fn prompt_route(switch: &str, on: bool) -> PromptRoute {
 
 /// The wave-aligned chunk near `chunk` for the fast kernel on this GPU.
 fn fast_aligned_chunk(gpu: &Gpu, chunk: usize) -> anyhow::Result<usize> {
-    let route = prompt_route("attn_prompt_fast", true);
+    let route = prompt_route(FAST_KEY, true);
     let resident = prompt_launch::resident_per_sm(gpu, &route, KvFormat::Int8)?;
     Ok(crate::ops::prefill_chunk::aligned_chunk(
         chunk,
@@ -129,10 +138,11 @@ impl Inputs {
                 let route = |_w: usize, len: usize| -> &'static Variant {
                     family.compiled_variant(len as u32)
                 };
-                let (parallel, pv) = if self.switch == "attn_parallel_tiles" {
-                    (on, false)
+                let compiled_on = |key: &str| catalog::switch(key).is_some_and(|s| s.compiled_on());
+                let (parallel, pv) = if self.switch == PARALLEL_TILES_KEY {
+                    (on, compiled_on(PV_F16_KEY))
                 } else {
-                    (false, on)
+                    (compiled_on(PARALLEL_TILES_KEY), on)
                 };
                 let inst = self.decode.as_mut().context("decode inputs")?;
                 inst.run_columns(gpu, &route, copy, window, columns, parallel, pv)
@@ -266,15 +276,17 @@ pub fn calibrate(
             Case::Decode { window, .. } => {
                 let copies = crate::bench::weight_copies(
                     gpu.info.l2_bytes,
-                    window * 4 * key.format.token_bytes(),
+                    window * KV_HEADS * key.format.token_bytes(),
                 );
                 (copies, (2 * copies).max(20))
             }
             // milliseconds of compute per launch: a few launches, one copy
             Case::Prompt { .. } => (1, PROMPT_LAUNCHES),
         };
+        // [compiled value, the other]
+        let sides = [switch.compiled_on(), !switch.compiled_on()];
         let mut graphs = Vec::new();
-        for on in [false, true] {
+        for on in sides {
             inputs.run(gpu, 0, c, on)?;
             graphs.push(Timer::capture(gpu, || {
                 (0..launches).try_for_each(|i| inputs.run(gpu, i % copies, c, on))
@@ -291,19 +303,19 @@ pub fn calibrate(
         };
         let first = pass(SAMPLES)?;
         let second = pass(SAMPLES)?;
-        let off_out = inputs.output(gpu, c, false)?;
-        let on_out = inputs.output(gpu, c, true)?;
-        let diff = routed::relative_difference(&on_out, &off_out);
+        let compiled_out = inputs.output(gpu, c, sides[0])?;
+        let other_out = inputs.output(gpu, c, sides[1])?;
+        let diff = routed::relative_difference(&other_out, &compiled_out);
         worst_diff = worst_diff.max(diff);
         ratios.push(first[1] / first[0]);
         confirmed.push(second[1] / second[0]);
-        for (value, us) in switch.values.iter().zip([first[0], first[1]]) {
+        for (side, us) in [(0, first[0]), (1, first[1])] {
             detail.push(DetailLine {
                 key: switch.name.to_string(),
                 width: c.window() as u32,
-                schedule: format!("{value} ({})", c.describe()),
+                schedule: format!("{} ({})", catalog::switch_value(sides[side]), c.describe()),
                 us,
-                note: if *value == "on" {
+                note: if side == 1 {
                     format!(
                         "confirm {:.2} vs {:.2} µs, output diff {diff:.1e}",
                         second[1], second[0]
@@ -317,17 +329,25 @@ pub fn calibrate(
     let geomean = |r: &[f64]| (r.iter().map(|x| x.ln()).sum::<f64>() / r.len() as f64).exp();
     let no_case_slower = |r: &[f64]| r.iter().all(|&x| x <= 1.0 + decide::WIN_MARGIN);
     let first_win = geomean(&ratios) <= 1.0 - decide::WIN_MARGIN && no_case_slower(&ratios);
-    let on = decide::verdict(first_win, geomean(&confirmed), 1.0, worst_diff)
+    let other_wins = decide::verdict(first_win, geomean(&confirmed), 1.0, worst_diff)
         && no_case_slower(&confirmed);
-    let value = if on {
-        switch
-            .values
-            .iter()
-            .find(|v| **v != switch.compiled)
-            .context("a switch has a value besides its compiled one")?
-            .to_string()
+    let value = if other_wins {
+        catalog::switch_value(!switch.compiled_on()).to_string()
     } else {
         String::new()
     };
     Ok(Some(vec![(1, value)]))
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every switch of the catalog is one this calibration measures (a renamed or new
+    /// switch would otherwise be skipped with only a warning), and each is a boolean.
+    #[test]
+    fn every_catalog_switch_has_cases_and_is_boolean() {
+        for s in crate::catalog::SWITCHES {
+            assert!(super::case_count(s.name) > 0, "{} has no cases", s.name);
+            s.assert_boolean();
+        }
+    }
 }

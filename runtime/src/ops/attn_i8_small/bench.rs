@@ -1,8 +1,9 @@
 //! `ninfer bench` rows of requests of verify columns: 16 and 32 query columns against an
 //! int8 cache at 32K and 131K keys (the `attn_parallel_tiles` switch's calibration cases),
-//! each timed as the engine serves it (`AttnPrepared::run_request`: this device's
-//! installed routes and switches, environment overrides included) and with parallel query
-//! tiles the other way, so the table shows what the switch's value buys here. Method as
+//! each timed as the engine serves it (`AttnPrepared::run_request`: the request's K/V
+//! appends and its attention, by this device's installed routes and switches, environment
+//! overrides included) and with parallel query tiles the other way, so the table shows
+//! what the switch's value buys here. (Calibration times the attention launches alone.) Method as
 //! the rest of `ninfer bench`: a CUDA graph of launches rotating over cache copies that
 //! span three L2 sizes, L2 flushed before every sample, median.
 
@@ -14,6 +15,7 @@ use super::switches;
 use crate::gpu::timing::{median, Timer};
 use crate::gpu::Gpu;
 use crate::ops::kv::format::KvFormat;
+use crate::ops::kv::KV_HEADS;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct VerifyBenchRow {
@@ -33,7 +35,8 @@ pub struct VerifyBenchRow {
 /// common part (`attn_i8_small/`), or of the switch's name.
 pub fn selected(only: Option<&str>) -> bool {
     only.is_none_or(|p| {
-        "attn_i8_small/".starts_with(p) || switches::PARALLEL_TILES_KEY.starts_with(p)
+        format!("{}/", attn::family().name).starts_with(p)
+            || switches::PARALLEL_TILES_KEY.starts_with(p)
     })
 }
 
@@ -53,27 +56,27 @@ pub fn run(
     let mut inputs = AttnPrepared::new(gpu, key, crate::ops::routed::fresh_seed(), widest)?;
     let ordinal = gpu.info.ordinal;
     let parallel = switches::parallel_tiles(ordinal);
-    let pv_f16 = switches::smallt_pv_f16(ordinal);
-    let route = move |w: usize, len: usize| attn::installed_variant(ordinal, format, w, len);
     let mut rows = Vec::new();
     for &(window, columns) in &switches::PARALLEL_TILES_CASES {
         progress(&format!(
             "attn_i8_small {} {columns} verify columns at {window} keys",
             format.name()
         ));
-        let copies =
-            crate::bench::weight_copies(gpu.info.l2_bytes, window * 4 * format.token_bytes());
+        let copies = crate::bench::weight_copies(
+            gpu.info.l2_bytes,
+            window * KV_HEADS * format.token_bytes(),
+        );
         let launches = (2 * copies).max(20);
         // Warm-up (module loads) outside the graphs.
         inputs.run_request(gpu, 0, window, columns)?;
-        inputs.run_columns(gpu, &route, 0, window, columns, !parallel, pv_f16)?;
+        inputs.run_request_as(gpu, 0, window, columns, !parallel)?;
         gpu.sync()?;
         let served = Timer::capture(gpu, || {
             (0..launches).try_for_each(|i| inputs.run_request(gpu, i % copies, window, columns))
         })?;
         let other = Timer::capture(gpu, || {
             (0..launches).try_for_each(|i| {
-                inputs.run_columns(gpu, &route, i % copies, window, columns, !parallel, pv_f16)
+                inputs.run_request_as(gpu, i % copies, window, columns, !parallel)
             })
         })?;
         let (mut a, mut b) = (Vec::new(), Vec::new());

@@ -476,7 +476,6 @@ pub fn attend_columns(
     ws: &mut Workspace,
     out: &mut CudaViewMut<bf16>,
 ) -> anyhow::Result<()> {
-    let row = Q_HEADS * HEAD_DIM;
     if parallel {
         if let Some(w) = parallel_tile_width(columns) {
             return attend(
@@ -493,17 +492,36 @@ pub fn attend_columns(
         }
     }
     crate::ops::routed::split_launches(columns, MAX_QUERY_WIDTH, |first, w| {
-        let len = cache.len - columns + first + w;
-        let chunk = CacheView {
-            format: cache.format,
-            pool: cache.pool,
-            page_table: cache.page_table.slice(..),
-            len,
-        };
-        let qv = q.slice(first * row..);
-        let mut ov = out.slice_mut(first * row..);
-        attend(gpu, route(w, len), pv_f16, &chunk, &qv, w, 1, ws, &mut ov)
+        attend_chunk(gpu, route, pv_f16, cache, q, columns, first, w, ws, out)
     })
+}
+
+/// One serial chunk of a request of `columns` columns: columns `first..first + w`, each
+/// seeing the cache up to the chunk's last column.
+#[allow(clippy::too_many_arguments)]
+pub fn attend_chunk(
+    gpu: &Gpu,
+    route: &dyn Fn(usize, usize) -> &'static Variant,
+    pv_f16: bool,
+    cache: &CacheView,
+    q: &CudaView<bf16>,
+    columns: usize,
+    first: usize,
+    w: usize,
+    ws: &mut Workspace,
+    out: &mut CudaViewMut<bf16>,
+) -> anyhow::Result<()> {
+    let row = Q_HEADS * HEAD_DIM;
+    let len = cache.len - columns + first + w;
+    let chunk = CacheView {
+        format: cache.format,
+        pool: cache.pool,
+        page_table: cache.page_table.slice(..),
+        len,
+    };
+    let qv = q.slice(first * row..);
+    let mut ov = out.slice_mut(first * row..);
+    attend(gpu, route(w, len), pv_f16, &chunk, &qv, w, 1, ws, &mut ov)
 }
 
 #[cfg(test)]

@@ -21,7 +21,9 @@ use cudarc::driver::CudaSlice;
 use half::{bf16, f16};
 use rand::{Rng, SeedableRng};
 
-use super::launch::{self as attn, AttnKey, CacheView, Workspace, MAX_REQUEST_COLUMNS};
+use super::launch::{
+    self as attn, AttnKey, CacheView, Workspace, MAX_QUERY_WIDTH, MAX_REQUEST_COLUMNS,
+};
 use super::switches;
 use crate::catalog::{Family, Variant};
 use crate::check::{compare_rows, poison};
@@ -41,8 +43,6 @@ pub const CHECK_TOKENS: usize = 64 * PAGE_TOKENS + 37;
 pub const CHECK_WINDOWS: [usize; 7] = [8, 33, 64, 100, 129, 1000, CHECK_TOKENS];
 /// Splits per KV head of the long-split check at the whole cache (22 pages each).
 const LONG_SPLITS: usize = 3;
-/// Shortest calibrated window: sizes the number of "copies" a timing graph rotates.
-const SHORTEST_TIMED_WINDOW: usize = 1024;
 
 pub struct AttnI8Small;
 
@@ -55,9 +55,12 @@ impl RoutedOp for AttnI8Small {
         *self.family().compiled.last().map(|(w, _)| w).unwrap_or(&1) as usize
     }
 
+    /// The cache of the shortest calibrated window (`copies_at` below sizes each
+    /// window's rotation itself).
     fn weight_bytes(&self, shape: &str) -> anyhow::Result<usize> {
         let key = AttnKey::parse(shape)?;
-        Ok(SHORTEST_TIMED_WINDOW * KV_HEADS * key.format.token_bytes())
+        let shortest = attn::family().widths.first().copied().unwrap_or(1) as usize;
+        Ok(shortest * KV_HEADS * key.format.token_bytes())
     }
 
     fn copies_at(&self, l2_bytes: usize, shape: &str, t: usize) -> anyhow::Result<usize> {
@@ -265,8 +268,13 @@ pub fn kernel_queries(format: KvFormat, q: Vec<f64>) -> Vec<f64> {
 }
 
 pub(crate) fn random_queries(width: usize, seed: u64) -> Vec<bf16> {
+    random_bf16(width * Q_HEADS * HEAD_DIM, seed)
+}
+
+/// `count` random BF16 values, roughly normal with a spread of about 1.
+fn random_bf16(count: usize, seed: u64) -> Vec<bf16> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    (0..width * Q_HEADS * HEAD_DIM)
+    (0..count)
         .map(|_| bf16::from_f64((0..4).map(|_| rng.random::<f64>() - 0.5).sum::<f64>() * 1.7))
         .collect()
 }
@@ -293,6 +301,9 @@ pub struct AttnPrepared {
     /// model, computed at its first use.
     tiles_reference: BTreeMap<KModel, Vec<f64>>,
     pv_f16: bool,
+    /// The K and V rows a request appends (`run_request`): `[32][4][256]` BF16 each.
+    new_k: CudaSlice<bf16>,
+    new_v: CudaSlice<bf16>,
 }
 
 impl AttnPrepared {
@@ -311,6 +322,8 @@ impl AttnPrepared {
             (pool, (0..pages as i32).collect(), None)
         };
         let q_host = random_queries(MAX_REQUEST_COLUMNS, seed ^ 0x9e37);
+        // the K and V rows a request appends (`run_request`)
+        let new_rows = MAX_REQUEST_COLUMNS * KV_HEADS * HEAD_DIM;
         Ok(AttnPrepared {
             key,
             tokens,
@@ -328,7 +341,20 @@ impl AttnPrepared {
             magnitudes: BTreeMap::new(),
             tiles_reference: BTreeMap::new(),
             pv_f16: switches::smallt_pv_f16(gpu.info.ordinal),
+            new_k: gpu
+                .stream
+                .clone_htod(&random_bf16(new_rows, seed ^ 0x4b4b))?,
+            new_v: gpu
+                .stream
+                .clone_htod(&random_bf16(new_rows, seed ^ 0x5656))?,
         })
+    }
+
+    /// The first page of "copy" `copy` of a `window`-token window: the prepared pages hold
+    /// as many disjoint windows as fit, and copies rotate over them.
+    fn first_page(&self, copy: usize, window: usize) -> usize {
+        let pages = window.div_ceil(PAGE_TOKENS);
+        (copy % (self.pages / pages).max(1)) * pages
     }
 
     /// The cache of "copy" `copy` of a `window`-token window (module docs), and the
@@ -343,8 +369,7 @@ impl AttnPrepared {
         &mut Workspace,
         &mut CudaSlice<bf16>,
     ) {
-        let pages = window.div_ceil(PAGE_TOKENS);
-        let first = (copy % (self.pages / pages).max(1)) * pages;
+        let first = self.first_page(copy, window);
         let cache = CacheView {
             format: self.key.format,
             pool: &self.pool,
@@ -388,11 +413,15 @@ impl AttnPrepared {
     }
 
     /// A request of `columns` query columns against a `window`-token cache as the engine
-    /// serves it on `gpu`: each chunk's or tile's schedule from the device's installed
-    /// route table (at the chunk's or tile's width and window), parallel query tiles and
-    /// FP16 P.V as its installed switches say, each with its environment override
-    /// (`attn_parallel_tiles` / `NINFER_ATTN_PARALLEL_TILES`, `attn_pv_f16` /
-    /// `NINFER_SMALLT_PV_F16`).
+    /// serves it on `gpu`: the request's new K/V rows appended into the cache's last
+    /// `columns` tokens, then the attention. Parallel query tiles (where the installed
+    /// `attn_parallel_tiles` says so and a 2-8 column tile divides `columns`): one batched
+    /// append, one split-KV launch over every tile, one reduce; otherwise serial chunks of
+    /// at most 8 columns, each appending its own rows before its launch pair. Each chunk's
+    /// or tile's schedule comes from the device's installed route table, FP16 P.V from
+    /// `attn_pv_f16`; both switches honour their environment overrides
+    /// (`NINFER_ATTN_PARALLEL_TILES`, `NINFER_SMALLT_PV_F16`). The appends overwrite the
+    /// copy's last `columns` tokens: these are timing inputs, not a checked cache.
     pub fn run_request(
         &mut self,
         gpu: &Gpu,
@@ -400,16 +429,72 @@ impl AttnPrepared {
         window: usize,
         columns: usize,
     ) -> anyhow::Result<()> {
+        let parallel = switches::parallel_tiles(gpu.info.ordinal);
+        self.run_request_as(gpu, copy, window, columns, parallel)
+    }
+
+    /// [`Self::run_request`] with parallel query tiles as `parallel` says instead of the
+    /// installed switch (`ninfer bench` times both).
+    pub fn run_request_as(
+        &mut self,
+        gpu: &Gpu,
+        copy: usize,
+        window: usize,
+        columns: usize,
+        parallel: bool,
+    ) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            (1..=MAX_REQUEST_COLUMNS).contains(&columns) && columns <= window,
+            "a request of {columns} columns (1..={MAX_REQUEST_COLUMNS}, within the {window}-token window)"
+        );
         let (ordinal, format) = (gpu.info.ordinal, self.key.format);
         let route = move |w: usize, len: usize| attn::installed_variant(ordinal, format, w, len);
-        self.run_columns(
+        let pv_f16 = switches::smallt_pv_f16(ordinal);
+        if parallel && attn::parallel_tile_width(columns).is_some() {
+            self.append_request_rows(gpu, copy, window, columns, 0, columns)?;
+            return self.run_columns(gpu, &route, copy, window, columns, true, pv_f16);
+        }
+        crate::ops::routed::split_launches(columns, MAX_QUERY_WIDTH, |first, w| {
+            self.append_request_rows(gpu, copy, window, columns, first, w)?;
+            let (cache, q, ws, out) = self.parts(copy, window);
+            attn::attend_chunk(
+                gpu,
+                &route,
+                pv_f16,
+                &cache,
+                &q.slice(..),
+                columns,
+                first,
+                w,
+                ws,
+                &mut out.slice_mut(..),
+            )
+        })
+    }
+
+    /// Appends new K/V rows `first..first + w` of a request of `columns` columns at the end
+    /// of copy `copy` of a `window`-token window (its tokens `window - columns + first..`).
+    fn append_request_rows(
+        &mut self,
+        gpu: &Gpu,
+        copy: usize,
+        window: usize,
+        columns: usize,
+        first: usize,
+        w: usize,
+    ) -> anyhow::Result<()> {
+        let row = KV_HEADS * HEAD_DIM;
+        let first_page = self.first_page(copy, window);
+        crate::ops::kv::append::launch_append(
             gpu,
-            &route,
-            copy,
-            window,
-            columns,
-            switches::parallel_tiles(ordinal),
-            switches::smallt_pv_f16(ordinal),
+            self.key.format,
+            &mut self.pool,
+            &self.page_table.slice(first_page..),
+            &self.new_k.slice(first * row..),
+            &self.new_v.slice(first * row..),
+            window - columns + first,
+            w,
+            KV_HEADS,
         )
     }
 

@@ -51,12 +51,20 @@ pub struct PromptRoute {
 }
 
 impl PromptRoute {
-    /// The compiled route: standard kernel, one query head per CTA, FP32 P.V.
-    pub const COMPILED: PromptRoute = PromptRoute {
-        kernel: PromptKernel::Standard,
-        pack_gqa: false,
-        pv_f16: false,
-    };
+    /// The compiled route: each switch at its compiled value in catalog.toml (today the
+    /// standard kernel, one query head per CTA, FP32 P.V).
+    pub fn compiled() -> PromptRoute {
+        let on = |key: &str| catalog::switch(key).is_some_and(|s| s.compiled_on());
+        PromptRoute {
+            kernel: if on(FAST_KEY) {
+                PromptKernel::Fast
+            } else {
+                PromptKernel::Standard
+            },
+            pack_gqa: on(PACK_GQA_KEY),
+            pv_f16: on(PV_F16_KEY),
+        }
+    }
 
     /// The route `table` selects (its switches at width 1), each switch's environment
     /// override taking precedence and `--fast-prefill-kernel` forcing the fast kernel.
@@ -140,11 +148,9 @@ mod tests {
     #[test]
     fn switch_keys_are_catalog_switches_and_modules_exist() {
         for key in [PACK_GQA_KEY, FAST_KEY, PV_F16_KEY] {
-            let sw = catalog::switch(key).expect("catalog.toml declares it");
-            assert!(
-                sw.values.contains(&"on") && sw.values.contains(&"off"),
-                "{key}"
-            );
+            catalog::switch(key)
+                .expect("catalog.toml declares it")
+                .assert_boolean();
         }
         for r in PromptRoute::all() {
             assert!(r.module().param("warps").is_some(), "{}", r.label());
@@ -155,6 +161,6 @@ mod tests {
     fn eight_distinct_routes() {
         let all = PromptRoute::all();
         assert_eq!(all.len(), 8);
-        assert!(all.contains(&PromptRoute::COMPILED));
+        assert!(all.contains(&PromptRoute::compiled()));
     }
 }

@@ -24,7 +24,7 @@
 //! [`check_append`] compares the GPU pool with the CPU cache byte for byte.
 
 use anyhow::{ensure, Context as _};
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaView, LaunchConfig, PushKernelArg};
 use half::bf16;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -66,6 +66,51 @@ pub fn launch_config(tokens: usize, kv_heads: usize) -> LaunchConfig {
         block_dim: (APPEND_THREADS, 1, 1),
         shared_mem_bytes: 0,
     }
+}
+
+/// Launches `format`'s append kernel: `tokens` rows of K and V (`[tokens][kv_heads][256]`
+/// BF16) quantized into `pool` at tokens `first_token..`, pages through `page_table`. The
+/// caller checks capacity ([`GpuKvCache::append`], or a request over a prepared cache).
+#[allow(clippy::too_many_arguments)]
+pub fn launch_append(
+    gpu: &Gpu,
+    format: KvFormat,
+    pool: &mut CudaSlice<u8>,
+    page_table: &CudaView<i32>,
+    k: &CudaView<bf16>,
+    v: &CudaView<bf16>,
+    first_token: usize,
+    tokens: usize,
+    kv_heads: usize,
+) -> anyhow::Result<()> {
+    if tokens == 0 {
+        return Ok(());
+    }
+    ensure!(
+        (first_token + tokens).div_ceil(PAGE_TOKENS) <= page_table.len(),
+        "tokens {first_token}..{} need more than the {} pages of the page table",
+        first_token + tokens,
+        page_table.len()
+    );
+    let variant = append_variant(format);
+    ensure!(
+        variant.launch.threads == APPEND_THREADS && variant.launch.shared_bytes == 0,
+        "{}: the launcher assumes {APPEND_THREADS} threads and no dynamic shared memory",
+        variant.name
+    );
+    let f = gpu.function(variant)?;
+    let (first, n, heads) = (first_token as i32, tokens as i32, kv_heads as i32);
+    let mut b = gpu.stream.launch_builder(f);
+    b.arg(pool)
+        .arg(page_table)
+        .arg(k)
+        .arg(v)
+        .arg(&first)
+        .arg(&n)
+        .arg(&heads);
+    unsafe { b.launch(launch_config(tokens, kv_heads)) }
+        .with_context(|| format!("launching {}", variant.name))?;
+    Ok(())
 }
 
 /// Pages needed for `tokens` tokens.
@@ -202,27 +247,17 @@ impl GpuKvCache {
             "{tokens} tokens x {} heads exceed one launch's grid",
             self.kv_heads
         );
-        if tokens == 0 {
-            return Ok(());
-        }
-        let variant = append_variant(self.format);
-        ensure!(
-            variant.launch.threads == APPEND_THREADS && variant.launch.shared_bytes == 0,
-            "{}: the launcher assumes {APPEND_THREADS} threads and no dynamic shared memory",
-            variant.name
-        );
-        let f = gpu.function(variant)?;
-        let (first, n, heads) = (self.len as i32, tokens as i32, self.kv_heads as i32);
-        let mut b = gpu.stream.launch_builder(f);
-        b.arg(&mut self.pool)
-            .arg(&self.page_table)
-            .arg(k)
-            .arg(v)
-            .arg(&first)
-            .arg(&n)
-            .arg(&heads);
-        unsafe { b.launch(launch_config(tokens, self.kv_heads)) }
-            .with_context(|| format!("launching {}", variant.name))?;
+        launch_append(
+            gpu,
+            self.format,
+            &mut self.pool,
+            &self.page_table.slice(..),
+            &k.slice(..),
+            &v.slice(..),
+            self.len,
+            tokens,
+            self.kv_heads,
+        )?;
         self.len += tokens;
         Ok(())
     }

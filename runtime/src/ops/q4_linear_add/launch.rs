@@ -406,6 +406,32 @@ mod tests {
         assert!(plan(0, &routed).is_empty());
     }
 
+    /// `NINFER_Q4_INT8_ACT=0` (`runs_as`) falls back to the compiled route, and calibration
+    /// always times the compiled route: so it must never round activations to int8.
+    #[test]
+    fn the_compiled_route_keeps_bf16_activations() {
+        let fam = family();
+        for &(last, schedule) in fam.compiled {
+            let v = fam
+                .candidate(schedule)
+                .expect("compiled schedules are candidates");
+            assert!(
+                !reads_int8(v),
+                "compiled band up to {last}: {schedule} reads int8 activations"
+            );
+        }
+    }
+
+    #[test]
+    fn the_widest_launch_is_the_catalogs() {
+        let widest = family()
+            .candidates
+            .iter()
+            .map(|&i| VARIANTS[i].launch.max_width as usize)
+            .max();
+        assert_eq!(widest, Some(MAX_LAUNCH_WIDTH));
+    }
+
     #[test]
     fn every_variant_serves_its_launch_values() {
         let fam = family();

@@ -35,11 +35,12 @@ impl RoutedOp for Q4LinearAdd {
         q4::MAX_LAUNCH_WIDTH + 8
     }
 
-    /// Past one launch of the 32-column schedules (the compiled route splits a 64-column
-    /// launch again) and past one 64-column launch.
+    /// Past the compiled route's widest band (where it splits a launch again) and past
+    /// one launch of the widest schedules.
     fn forward_check_widths(&self) -> Vec<usize> {
+        let compiled = self.family().compiled.last().map_or(1, |b| b.0 as usize);
         let w = q4::MAX_LAUNCH_WIDTH;
-        vec![w / 2 + 1, w / 2 + 8, w + 1, w + 8]
+        vec![compiled + 1, compiled + 8, w + 1, w + 8]
     }
 
     fn launch_schedules(&self, t: usize, choose: Choose) -> Vec<&'static str> {

@@ -122,6 +122,16 @@ mod tests {
     }
 
     #[test]
+    fn the_widest_launch_is_the_catalogs() {
+        let widest = family()
+            .candidates
+            .iter()
+            .map(|&i| VARIANTS[i].launch.max_width as usize)
+            .max();
+        assert_eq!(widest, Some(MAX_LAUNCH_WIDTH));
+    }
+
+    #[test]
     fn every_variant_serves_its_launch_values() {
         let fam = family();
         for &i in fam.candidates {

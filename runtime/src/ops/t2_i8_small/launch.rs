@@ -329,4 +329,23 @@ mod tests {
         assert!(Shape::parse("5120").is_err());
         assert!(Shape::parse("ax5").is_err());
     }
+
+    /// The launch split and the workspace are sized by these two; they must be the
+    /// catalog's widest `max_width` and largest `k_split`, not just bounds on them.
+    #[test]
+    fn launch_limits_are_the_catalogs() {
+        let family = crate::catalog::family("t2_i8_small").expect("catalog.toml declares it");
+        let variants = || {
+            family
+                .candidates
+                .iter()
+                .map(|&i| &crate::catalog::VARIANTS[i])
+        };
+        let widest = variants().map(|v| v.launch.max_width as usize).max();
+        assert_eq!(widest, Some(MAX_LAUNCH_WIDTH));
+        let most_splits = variants()
+            .map(|v| v.param("k_split").unwrap() as usize)
+            .max();
+        assert_eq!(most_splits, Some(MAX_K_SPLIT));
+    }
 }
