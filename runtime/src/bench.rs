@@ -43,6 +43,8 @@ pub struct BenchReport {
     pub device: String,
     pub multiprocessors: u32,
     pub cuda_driver: i32,
+    /// The NVRTC that compiled the PTX (the runtime side of this build).
+    pub cuda_runtime: i32,
     pub read_bandwidth_gbs: f64,
     pub samples: usize,
     pub results: Vec<BenchRow>,
@@ -166,6 +168,7 @@ pub fn run(
         device: gpu.info.identity.name.clone(),
         multiprocessors: gpu.info.identity.multiprocessors,
         cuda_driver: gpu.info.cuda_driver,
+        cuda_runtime: gpu.info.cuda_runtime,
         read_bandwidth_gbs: read_gbs,
         samples: opts.samples,
         results,
@@ -176,8 +179,13 @@ pub fn run(
 
 pub fn print_table(report: &BenchReport) {
     println!(
-        "device: {} ({} SMs), read bandwidth measured in this run: {:.0} GB/s, median of {} samples",
-        report.device, report.multiprocessors, report.read_bandwidth_gbs, report.samples
+        "device: {} ({} SMs, CUDA driver {}, runtime (NVRTC) {}), read bandwidth measured in this run: {:.0} GB/s, median of {} samples",
+        report.device,
+        report.multiprocessors,
+        crate::gpu::ptx_isa::format_cuda_version(report.cuda_driver),
+        crate::gpu::ptx_isa::format_cuda_version(report.cuda_runtime),
+        report.read_bandwidth_gbs,
+        report.samples
     );
     println!(
         "{:<24} {:>5}  {:<28} {:>9} {:>9} {:>8} {:>6}",

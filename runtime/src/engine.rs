@@ -134,12 +134,14 @@ fn in_memory(entry: crate::profile::format::Entry) -> ProfileFile {
 pub fn describe(engine: &Engine) -> String {
     let id = &engine.gpu.info.identity;
     format!(
-        "{} (sm_{}{}, {} SMs, CUDA driver {}): {}",
+        "{} (sm_{}{}, {} SMs, {} MB L2, CUDA driver {}, runtime (NVRTC) {}): {}",
         id.name,
         id.compute_capability.0,
         id.compute_capability.1,
         id.multiprocessors,
+        engine.gpu.info.l2_bytes >> 20,
         crate::gpu::ptx_isa::format_cuda_version(engine.gpu.info.cuda_driver),
+        crate::gpu::ptx_isa::format_cuda_version(engine.gpu.info.cuda_runtime),
         engine.decision
     ) + &engine
         .profile_path

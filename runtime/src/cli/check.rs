@@ -33,8 +33,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let gpu = Gpu::open(args.device)?;
     let seed = args.seed.unwrap_or_else(crate::ops::routed::fresh_seed);
     eprintln!(
-        "checking every variant on {} (device {}), seed {seed}",
-        gpu.info.identity.name, args.device
+        "checking every variant on {} (device {}, CUDA driver {}, runtime (NVRTC) {}), seed {seed}",
+        gpu.info.identity.name,
+        args.device,
+        crate::gpu::ptx_isa::format_cuda_version(gpu.info.cuda_driver),
+        crate::gpu::ptx_isa::format_cuda_version(gpu.info.cuda_runtime),
     );
     let opts = CheckOptions {
         only: args.only.clone(),

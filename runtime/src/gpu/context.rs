@@ -23,6 +23,9 @@ pub struct DeviceInfo {
     pub total_memory: usize,
     /// CUDA version of the driver, e.g. 13000.
     pub cuda_driver: i32,
+    /// CUDA version of the runtime side this build brings: the NVRTC that compiled its PTX
+    /// (the binary links no cudart), e.g. 13000.
+    pub cuda_runtime: i32,
 }
 
 /// Loads libcuda and reads device `ordinal`'s identity, with one-line errors for
@@ -72,6 +75,7 @@ pub(super) fn probe(ordinal: usize) -> anyhow::Result<DeviceInfo> {
         smem_reserved_per_cta: smem_reserved as usize,
         total_memory,
         cuda_driver: driver,
+        cuda_runtime: crate::build_info::cuda_runtime(),
     })
 }
 
