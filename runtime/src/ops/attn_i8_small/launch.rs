@@ -175,8 +175,12 @@ pub struct SplitPlan {
     pub keys_per_split: usize,
 }
 
-/// Whole waves: SMs x CTAs per SM / KV heads splits, fewer when the window has fewer
-/// key blocks than that (every split gets at least one block, none is empty).
+/// The wave sets the length of a split: one wave of CTAs (SMs x CTAs per SM / KV heads
+/// splits per head) could take the window at `ceil(blocks / wave)` key blocks each, so
+/// every split gets that many (the last one fewer), none is empty, and the count is what
+/// that length needs: at most one wave, sometimes fewer (67 blocks on a 66-split wave:
+/// 34 splits of 2). Spreading the remainder over the idle CTAs would not shorten the
+/// kernel, whose length is its longest split's, and would hand the reduce more partials.
 pub fn split_plan(
     sms: usize,
     ctas_per_sm: usize,
@@ -561,6 +565,29 @@ mod tests {
         assert_eq!(reduce_entry(ctas(1), 132, 16), "reduce");
         // Two parallel tiles of W = 2 on a 40-SM card: 384 CTAs > 80.
         assert_eq!(reduce_entry(2 * ctas(2), 40, 99), "reduce");
+    }
+
+    /// No split is longer than one wave's even share, `ceil(blocks / wave)` blocks, for
+    /// every schedule of the catalog at every calibrated window and a few odd lengths.
+    #[test]
+    fn no_split_is_longer_than_a_waves_even_share() {
+        let windows = family().widths.iter().map(|&w| w as usize);
+        for window in windows.chain([1, 4288, 8191, 100_000]) {
+            for &i in family().candidates {
+                let v = &VARIANTS[i];
+                let (cps, kb) = (param(v, "ctas_per_sm"), param(v, "key_block"));
+                let wave = 132 * cps / 4;
+                let blocks = window.div_ceil(kb);
+                let p = split_plan(132, cps, 4, kb, window);
+                assert_eq!(
+                    p.keys_per_split,
+                    blocks.div_ceil(wave) * kb,
+                    "{} at {window}",
+                    v.name
+                );
+                assert!(p.splits <= wave, "{} at {window}", v.name);
+            }
+        }
     }
 
     #[test]
