@@ -218,16 +218,6 @@ pub fn split_route_key(key: &str) -> Option<(&'static Family, &str)> {
     f.keys.contains(&rest).then_some((f, rest))
 }
 
-/// Every route key of the build, sorted bytewise (the order of the digest's listing).
-pub fn route_keys() -> Vec<String> {
-    let mut keys: Vec<String> = FAMILIES
-        .iter()
-        .flat_map(|f| f.keys.iter().map(move |k| format!("{}/{}", f.name, k)))
-        .collect();
-    keys.sort();
-    keys
-}
-
 /// An owned, GPU-free view of the routing facts of a catalog: what profiles,
 /// layering and lookup need. `CatalogView::built_in()` is this build's; tests make
 /// their own.
@@ -304,15 +294,6 @@ impl KeyView {
             .iter()
             .find(|(s, _)| s == schedule)
             .map(|(_, w)| *w)
-    }
-    /// The compiled route's schedule for a width (the last band extends to any width).
-    pub fn compiled_for(&self, width: u32) -> &str {
-        self.compiled
-            .iter()
-            .find(|(last, _)| width <= *last)
-            .or(self.compiled.last())
-            .map(|(_, s)| s.as_str())
-            .unwrap_or("")
     }
 }
 

@@ -111,13 +111,6 @@ pub enum ParseError {
     Invalid { at: String, message: String },
 }
 
-impl ParseError {
-    /// Corrupt: neither readable nor of another version (what the store backs up).
-    pub fn is_corrupt(&self) -> bool {
-        !matches!(self, ParseError::OtherVersion { .. })
-    }
-}
-
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -247,28 +247,3 @@ pub fn resolve(
     }
     resolved
 }
-
-/// The usual inputs: the file at `path` (or the default location), the built-in
-/// table and this build's catalog.
-pub fn resolve_default(
-    identity: &DeviceIdentity,
-    mode: ProfileMode,
-    path: Option<&Path>,
-) -> ResolvedRoutes {
-    let located = location::resolve(path).ok().map(|(p, _)| p);
-    let state = match (&located, mode) {
-        (_, ProfileMode::Off) | (None, _) => FileState::Missing,
-        (Some(p), _) => FileState::load(p),
-    };
-    let catalog = Arc::new(CatalogView::built_in());
-    resolve(
-        identity,
-        mode,
-        &Sources {
-            path: located.as_deref(),
-            file: &state,
-            builtin: builtin::table(),
-        },
-        &catalog,
-    )
-}

@@ -238,18 +238,6 @@ pub fn run(
     Ok(rows)
 }
 
-/// The prompt-attention rows for a GPU test: every route of `format`, all passing.
-pub fn assert_all_pass(gpu: &Gpu, format: KvFormat, seed: u64) -> anyhow::Result<()> {
-    let rows = run(gpu, Some(&key_of(format)), seed, &|_| {})?;
-    let failed: Vec<String> = rows
-        .iter()
-        .filter(|r| !r.pass)
-        .map(|r| format!("{} chunk {}: {}", r.variant, r.width, r.note))
-        .collect();
-    anyhow::ensure!(failed.is_empty(), "{}", failed.join("; "));
-    Ok(())
-}
-
 /// log2(e) / 16: the prompt kernels' K tile holds K in the log2 domain (`LOG2E_16`).
 #[allow(clippy::excessive_precision)]
 const LOG2E_16: f32 = 0.090_168_440_055_560_21;

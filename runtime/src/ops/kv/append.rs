@@ -192,25 +192,6 @@ impl GpuKvCache {
         })
     }
 
-    /// Replaces the page table of an empty cache (a permutation of `0..capacity_pages`).
-    pub fn set_page_table(&mut self, gpu: &Gpu, page_table: &[i32]) -> anyhow::Result<()> {
-        ensure!(
-            self.len == 0,
-            "the page table of a cache holding {} tokens cannot change",
-            self.len
-        );
-        ensure!(
-            page_table.len() == self.capacity_pages,
-            "the page table must have {} entries, not {}",
-            self.capacity_pages,
-            page_table.len()
-        );
-        validate_page_table(page_table)?;
-        gpu.stream.memcpy_htod(page_table, &mut self.page_table)?;
-        self.host_page_table = page_table.to_vec();
-        Ok(())
-    }
-
     /// Empties the cache: zeroes the pool (every page fresh again), keeps the page table.
     pub fn clear(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
         gpu.stream.memset_zeros(&mut self.pool)?;
