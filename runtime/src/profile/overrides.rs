@@ -131,9 +131,15 @@ pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides
         )
         .map(|n| (*n, text(n)))
         .collect();
+    let value = |name: &str| -> Option<String> {
+        values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, v)| v.clone())
+    };
     let mut out = EnvOverrides::default();
-    let mut flag = |name: &str, value: &Option<String>| -> Option<bool> {
-        match value.as_deref() {
+    let mut flag = |name: &str| -> Option<bool> {
+        match value(name).as_deref() {
             None => None,
             Some("0") => Some(false),
             Some("1") => Some(true),
@@ -151,19 +157,19 @@ pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides
         &mut out.gdn_two_stage,
         &mut out.attn_parallel_tiles,
     ];
-    for (slot, (name, value)) in slots.into_iter().zip(values.iter()) {
-        *slot = flag(name, value);
+    for (slot, name) in slots.into_iter().zip(SWITCHES) {
+        *slot = flag(name);
     }
-    if let Some(v) = flag("NINFER_PREFILL_ALIGN", &values[7].1) {
+    if let Some(v) = flag("NINFER_PREFILL_ALIGN") {
         out.prefill_align = v;
     }
-    if let Some(v) = flag("NINFER_DEVICE_ROUTE_TRACE", &values[8].1) {
+    if let Some(v) = flag("NINFER_DEVICE_ROUTE_TRACE") {
         out.route_trace = v;
     }
-    if let Some(v) = flag("NINFER_Q4_INT8_ACT", &values[10].1) {
+    if let Some(v) = flag("NINFER_Q4_INT8_ACT") {
         out.q4_int8_act = v;
     }
-    out.linear_routes = match values[6].1.as_deref() {
+    out.linear_routes = match value("NINFER_LINEAR_ROUTES").as_deref() {
         None => None,
         Some("legacy") => Some(LinearRoutes::Legacy),
         Some("unified") => Some(LinearRoutes::Unified),
@@ -174,7 +180,7 @@ pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides
             None
         }
     };
-    out.pdl = match values[9].1.as_deref() {
+    out.pdl = match value("NINFER_PDL").as_deref() {
         None | Some("1") => PdlPolicy::All,
         Some("0") => PdlPolicy::Off,
         Some("second") => PdlPolicy::SecondOnly,
@@ -183,7 +189,7 @@ pub fn parse_with(var: impl Fn(&str) -> Option<OsString>) -> Result<EnvOverrides
             PdlPolicy::All
         }
     };
-    out.baseline_ptx = match values[11].1.as_deref() {
+    out.baseline_ptx = match value("NINFER_PTX").as_deref() {
         None | Some("newest") => false,
         Some("baseline") => true,
         Some(other) => {
