@@ -69,3 +69,14 @@ fn calibrate_help_lists_what_each_skip_flag_skips() {
         assert!(line(flag).contains(f.name), "{flag} should list {}", f.name);
     }
 }
+
+#[test]
+fn bench_of_nothing_says_so_before_the_gpu() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ninfer"))
+        .args(["bench", "--only", "no_such_family"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nothing to time"), "{err}");
+}

@@ -36,6 +36,14 @@ pub struct BenchArgs {
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.samples >= 1, "--samples must be at least 1");
+    let only = args.only.as_deref();
+    anyhow::ensure!(
+        !crate::ops::routed::implemented_keys(only).is_empty()
+            || crate::ops::attn_i8_small::bench::selected(only)
+            || bench::selects_prompt(only),
+        "nothing to time: no route key, verify request or prompt case matches --only {}",
+        only.unwrap_or_default()
+    );
     let engine = Engine::start(
         args.device,
         args.device_profile,
