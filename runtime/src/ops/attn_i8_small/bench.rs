@@ -3,10 +3,9 @@
 //! each timed as the engine serves it (`AttnPrepared::run_request`: the request's K/V
 //! appends and its attention, by this device's installed routes and switches, environment
 //! overrides included) and with parallel query tiles the other way, so the table shows
-//! what the switch's value buys here. (Calibration times the attention launches alone.) Method as
-//! the rest of `ninfer bench`: a CUDA graph of launches rotating over cache copies that
-//! span three L2 sizes, L2 flushed before every sample, median.
-
+//! what the switch's value buys here. Calibration times the attention launches alone.
+//! Method as the rest of `ninfer bench`: a CUDA graph of requests rotating over cache
+//! copies that span three L2 sizes, L2 flushed before every sample, median.
 use serde::Serialize;
 
 use super::launch::{self as attn, AttnKey};

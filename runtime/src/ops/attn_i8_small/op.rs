@@ -447,6 +447,11 @@ impl AttnPrepared {
             (1..=MAX_REQUEST_COLUMNS).contains(&columns) && columns <= window,
             "a request of {columns} columns (1..={MAX_REQUEST_COLUMNS}, within the {window}-token window)"
         );
+        anyhow::ensure!(
+            window <= self.tokens,
+            "window {window} is past the {} prepared tokens",
+            self.tokens
+        );
         let (ordinal, format) = (gpu.info.ordinal, self.key.format);
         let route = move |w: usize, len: usize| attn::installed_variant(ordinal, format, w, len);
         let pv_f16 = switches::smallt_pv_f16(ordinal);
