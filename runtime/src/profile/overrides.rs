@@ -226,7 +226,13 @@ impl EnvOverrides {
         use crate::ops::attn_i8_small::switches::{PARALLEL_TILES_KEY, PV_F16_KEY};
         use crate::ops::attn_prompt::route::{FAST_KEY, PACK_GQA_KEY};
         let one = |name: &str, v: Option<bool>, what: &str| {
-            v.map(|v| format!("{name}={}: {}{what}", v as u8, if v { "on" } else { "off" }))
+            v.map(|v| {
+                format!(
+                    "{name}={}: {}{what}",
+                    v as u8,
+                    crate::catalog::switch_value(v)
+                )
+            })
         };
         let parts: Vec<String> = match key {
             k if k == PV_F16_KEY => [
