@@ -130,6 +130,15 @@ impl Family {
             .find(|v| v.schedule == schedule)
     }
 
+    /// The widest launch any candidate serves (its `max_width`).
+    pub fn widest_launch(&self) -> usize {
+        self.candidates
+            .iter()
+            .map(|&i| VARIANTS[i].launch.max_width as usize)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The compiled route's variant for a launch width (the last band serves wider ones).
     pub fn compiled_variant(&self, width: u32) -> &'static Variant {
         let schedule = self

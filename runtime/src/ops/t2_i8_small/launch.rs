@@ -335,16 +335,11 @@ mod tests {
     #[test]
     fn launch_limits_are_the_catalogs() {
         let family = crate::catalog::family("t2_i8_small").expect("catalog.toml declares it");
-        let variants = || {
-            family
-                .candidates
-                .iter()
-                .map(|&i| &crate::catalog::VARIANTS[i])
-        };
-        let widest = variants().map(|v| v.launch.max_width as usize).max();
-        assert_eq!(widest, Some(MAX_LAUNCH_WIDTH));
-        let most_splits = variants()
-            .map(|v| v.param("k_split").unwrap() as usize)
+        assert_eq!(family.widest_launch(), MAX_LAUNCH_WIDTH);
+        let most_splits = family
+            .candidates
+            .iter()
+            .map(|&i| crate::catalog::VARIANTS[i].param("k_split").unwrap() as usize)
             .max();
         assert_eq!(most_splits, Some(MAX_K_SPLIT));
     }
