@@ -21,7 +21,7 @@
 //     codes from quant_act_i8_wg's copy in that order (`xqw`, launch.rs passes it as xq)
 //     and copies them 16 bytes at a time into wgmma's K-major 128-byte-swizzled layout.
 // Launch: grid (n / (16 * k_warps), k_split), block 32 * k_warps, dynamic shared memory
-// T2W_SMEM (launch.rs warpgroup_ring_bytes: the ring, 1024-byte aligned inside).
+// T2W_SMEM (catalog.toml's shared_bytes: the ring, 1024-byte aligned inside).
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 {% include "common/types.cuh" %}
@@ -69,7 +69,7 @@
 #define T2W_MAGIC 12582912.0f
 static_assert(T2W_WARPS == 4 || T2W_WARPS == 8, "one or two warpgroups");
 static_assert(T2W_LOOK >= 2, "group i + 1 has landed when group i is consumed");
-static_assert(T2W_LOOK < 16, "launch.rs warpgroup_ring_bytes: the ring is the power of two above LOOK");
+static_assert(T2W_LOOK < 16, "catalog.toml shared_bytes: the ring is the power of two above LOOK");
 static_assert(T2W_CT == 1 || T2W_CT == 2 || T2W_CT == 4, "wgmma N = 8, 16, 32");
 static_assert({{ tiles_per_warp }} == 1 && {{ words }} == 1 && {{ act_prefetch }} == 0 && {{ act_smem }} == 0 &&
                   {{ one_token }} == 0 && {{ row_bands }} == 0 && {{ cluster }} == 0,
@@ -188,7 +188,7 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
     {
         uint32_t dyn;
         asm("mov.u32 %0, %%dynamic_smem_size;\n" : "=r"(dyn));
-        if (dyn < (uint32_t)T2W_SMEM) __trap(); // the host's warpgroup_ring_bytes disagrees
+        if (dyn < (uint32_t)T2W_SMEM) __trap(); // catalog.toml's shared_bytes disagrees
     }
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
     const int G = k >> 7, ch = k >> 6;

@@ -194,10 +194,7 @@ pub fn project(
     // wherever they fit as the SMs drain: the shared memory is padded so that no SM
     // takes more than its share of the grid.
     let pdl = gpu.pdl_for(variant, LaunchOrder::Second);
-    let mut shared = (variant.launch.shared_bytes
-        + act_smem_bytes(variant, k, k_split, width)
-        + row_band_ring_bytes(variant)
-        + warpgroup_ring_bytes(variant)) as usize;
+    let mut shared = (variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width)) as usize;
     if pdl {
         shared = even_share_smem(gpu, f, variant, shared, grid)?;
     }
@@ -243,32 +240,6 @@ pub fn act_smem_bytes(variant: &Variant, k: usize, k_split: usize, width: usize)
     }
     let rows = width.min(variant.launch.max_width as usize);
     act_smem_layout(k, k_split, rows).bytes as u32
-}
-
-/// Dynamic shared memory of a `row_bands` variant's activation ring (0 for the others):
-/// `stages + 1` stages, each one group's activations of `8 * column_tiles` tokens (xq rows
-/// of 192 bytes, then 4 bytes of xs per token): the kernel's `T2_RSTAGE`.
-pub fn row_band_ring_bytes(variant: &Variant) -> u32 {
-    let p = |name: &str| variant.param(name).unwrap_or(0) as u32;
-    if p("row_bands") == 0 {
-        return 0;
-    }
-    (p("stages") + 1) * 8 * p("column_tiles") * (192 + 4)
-}
-
-/// Dynamic shared memory of a warpgroup (`wgmma`) variant's activation ring (0 for the
-/// others): the power of two above `stages` (at least 4) of stages, each one group's
-/// activations of `8 * column_tiles` tokens (128 bytes of codes, a float4 and an FP16
-/// pair of scales per token) and each warp's weights of the group (512 bytes of codes, 32
-/// of scales), plus 1024 bytes to align the ring for wgmma: the kernel's `T2W_SMEM`
-/// (common/t2_warpgroup.cuh), which traps if it is given less.
-pub fn warpgroup_ring_bytes(variant: &Variant) -> u32 {
-    let p = |name: &str| variant.param(name).unwrap_or(0) as u32;
-    if p("wgmma") == 0 {
-        return 0;
-    }
-    let stages = (p("stages") + 1).next_power_of_two().max(4);
-    1024 + stages * (8 * p("column_tiles") * (128 + 16 + 4) + p("k_warps") * 544)
 }
 
 /// The `act_smem` staging layout (the kernel's, also used by `emulate`).
@@ -328,6 +299,27 @@ mod tests {
         assert_eq!(weight_bytes(s), 5120 * 17408 / 4 + 5120 * 136 * 2);
         assert!(Shape::parse("5120").is_err());
         assert!(Shape::parse("ax5").is_err());
+    }
+
+    /// The catalog's `shared_bytes` is the kernels' own ring size: T2W_SMEM of
+    /// common/t2_warpgroup.cuh (which traps when given less) and `stages + 1` T2_RSTAGEs
+    /// of t2_i8_small.cu.tera, restated here from the kernel sources.
+    #[test]
+    fn catalog_shared_bytes_are_the_kernels_rings() {
+        let family = crate::catalog::family("t2_i8_small").expect("catalog.toml declares it");
+        for &i in family.candidates {
+            let v = &crate::catalog::VARIANTS[i];
+            let p = |name: &str| v.param(name).unwrap() as u32;
+            let want = if p("wgmma") == 1 {
+                let ring = (p("stages") + 1).next_power_of_two().max(4);
+                1024 + ring * (8 * p("column_tiles") * (128 + 16 + 4) + p("k_warps") * 544)
+            } else if p("row_bands") == 1 {
+                (p("stages") + 1) * 8 * p("column_tiles") * (192 + 4)
+            } else {
+                0
+            };
+            assert_eq!(v.launch.shared_bytes, want, "{}", v.name);
+        }
     }
 
     /// The launch split and the workspace are sized by these two; they must be the
