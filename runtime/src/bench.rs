@@ -56,7 +56,7 @@ pub struct BenchReport {
     pub verify: Vec<crate::ops::attn_i8_small::bench::VerifyBenchRow>,
 }
 
-/// Whether `--only` selects the prompt attention.
+/// Whether `--only` selects the prompt attention (`ninfer bench` and `ninfer check`).
 pub fn selects_prompt(only: Option<&str>) -> bool {
     only.is_none_or(|p| p.starts_with("attn_prompt") || "attn_prompt".starts_with(p))
 }

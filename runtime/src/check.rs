@@ -286,12 +286,7 @@ pub fn run(
         }
     }
     // Prompt attention: not a routed family (three switches choose its kernel).
-    if opts.schedule.is_none()
-        && opts
-            .only
-            .as_deref()
-            .is_none_or(|p| p.starts_with("attn_prompt") || "attn_prompt".starts_with(p))
-    {
+    if opts.schedule.is_none() && crate::bench::selects_prompt(opts.only.as_deref()) {
         rows.extend(crate::ops::attn_prompt::check::run(
             gpu,
             opts.only.as_deref(),

@@ -194,7 +194,8 @@ pub fn project(
     // wherever they fit as the SMs drain: the shared memory is padded so that no SM
     // takes more than its share of the grid.
     let pdl = gpu.pdl_for(variant, LaunchOrder::Second);
-    let mut shared = (variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width)) as usize;
+    let mut shared =
+        (variant.launch.shared_bytes + act_smem_bytes(variant, k, k_split, width)) as usize;
     if pdl {
         shared = even_share_smem(gpu, f, variant, shared, grid)?;
     }
