@@ -29,9 +29,10 @@ fn builtin() -> ninfer_runtime::profile::format::ProfileFile {
 
 #[test]
 fn freshness_compares_digests() {
+    let fresh = entry("c", 1, Some(DIGEST), &[]);
     assert_eq!(
-        freshness(&entry("c", 1, Some(DIGEST), &[]), DIGEST),
-        Freshness::Fresh
+        freshness(&fresh, DIGEST),
+        Freshness::Fresh(fresh.calibration.clone().unwrap())
     );
     assert_eq!(
         freshness(&entry("c", 1, None, &[]), DIGEST),

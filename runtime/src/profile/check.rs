@@ -175,8 +175,7 @@ pub fn check(path_display: &str, state: &FileState, catalog: &CatalogView) -> Ch
             })
         };
         match freshness(e, &catalog.digest) {
-            Freshness::Fresh => {
-                let c = e.calibration.as_ref().unwrap();
+            Freshness::Fresh(c) => {
                 add(
                     Level::Ok,
                     format!("measured against this build's route catalog by ninfer {} on {} (CUDA driver {}, runtime {})", c.ninfer_build, c.date, c.cuda_driver, c.cuda_runtime),

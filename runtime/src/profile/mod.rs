@@ -170,15 +170,12 @@ pub fn resolve(
             FileState::Read(f) => match select(f, &hardware_class, sms) {
                 EntryMatch::NoMatch { other_sms } => FileOutcome::NoEntry { other_sms },
                 EntryMatch::Matched(e) => match freshness(e, &catalog.digest) {
-                    Freshness::Fresh => {
+                    Freshness::Fresh(calibration) => {
                         file_entry = Some(e);
                         FileOutcome::Applied {
                             entry: e.label(),
                             origin: e.origin.clone(),
-                            calibration: e
-                                .calibration
-                                .clone()
-                                .expect("fresh entries are calibrated"),
+                            calibration,
                         }
                     }
                     other => FileOutcome::Skipped {
