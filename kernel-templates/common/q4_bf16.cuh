@@ -32,6 +32,21 @@ __device__ __forceinline__ unsigned int q4_ld_u32(const void* p)
     return r;
 }
 
+// Four 8x8 BF16 matrices from shared memory (ldmatrix.x4): lane l gives the address of row
+// l % 8 of matrix l / 8 (16 bytes), and gets in register j elements 2 (l % 4), +1 of row
+// l / 4 of matrix j: with the rows a column tile's 8 token rows at k 16s + 8h, matrix
+// (s, h) is the m16n8k16 B register b_h of k-step s.
+__device__ __forceinline__ uint4 q4_ldsm_x4(unsigned int addr)
+{
+    uint4 v;
+    // volatile keeps it after the barrier asm ahead (also volatile); no memory clobber, so
+    // the compiler still schedules the plain shared loads around it
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 { %0, %1, %2, %3 }, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(addr));
+    return v;
+}
+
 // (w & 0x000f000f) | 0x43004300: two BF16 values 128 + nibble (one LOP3).
 __device__ __forceinline__ unsigned int q4_lop_bias(unsigned int w)
 {
@@ -96,29 +111,34 @@ __device__ __forceinline__ void q4_scale_into(float (&acc)[CT][4], const float (
 }
 
 // One 64-wide K group of one 16-row tile: the lane's 16 weight bytes decoded into the four
-// m16n8k16 k-steps against the activation fragments `v` of each column tile with c * 8 < live,
-// summed into a fresh fp32 fragment, then acc += fragment x the rows' FP16 scales `sc`
-// (rows g, g + 8). k-step s: word s of the lane's 16 bytes, activations 4s..4s+3 of its 16.
+// m16n8k16 k-steps against the activations of each column tile with c * 8 < live, summed
+// into a fresh fp32 fragment, then acc += fragment x the rows' FP16 scales `sc` (rows g,
+// g + 8). k-step s: word s of the lane's 16 bytes; B of steps 2h, 2h + 1 is one
+// q4_ldsm_x4 at xa[c] + 64 h (xa[c]: this lane's ldmatrix row address of the group's
+// token rows), loaded just before those steps so only half a group's B is live.
 template <int CT>
 __device__ __forceinline__ void q4_group(float (&acc)[CT][4], const uint4& w, unsigned int sc,
-                                         const uint4 (&v)[CT][2], int live)
+                                         const unsigned int (&xa)[CT], int live)
 {
     float d[CT][4];
 #pragma unroll
     for (int c = 0; c < CT; ++c)
 #pragma unroll
         for (int e = 0; e < 4; ++e) d[c][e] = 0.0f;
+    uint4 v[CT];
 #pragma unroll
     for (int s = 0; s < 4; ++s) {
+        if ((s & 1) == 0) {
+#pragma unroll
+            for (int c = 0; c < CT; ++c)
+                if (c * 8 < live) v[c] = q4_ldsm_x4(xa[c] + 32 * s);
+        }
         const unsigned int wd = s == 0 ? w.x : s == 1 ? w.y : s == 2 ? w.z : w.w;
         unsigned int a[4];
         q4_decode_word(wd, a);
 #pragma unroll
         for (int c = 0; c < CT; ++c) {
-            if (c * 8 < live) {
-                const uint4& vv = v[c][s >> 1];
-                q4_mma_bf16(d[c], a, (s & 1) ? vv.z : vv.x, (s & 1) ? vv.w : vv.y);
-            }
+            if (c * 8 < live) q4_mma_bf16(d[c], a, (s & 1) ? v[c].z : v[c].x, (s & 1) ? v[c].w : v[c].y);
         }
     }
     q4_scale_into(acc, d, sc);
@@ -134,11 +154,12 @@ __device__ __forceinline__ void q4_mma_u8s8(int (&d)[4], const unsigned int (&a)
 }
 
 // One 64-wide K group of one 16-row tile with int8 activations (act_i8 = 1): word s of the
-// lane's 16 weight bytes gives, masked, row gq's four codes u (bytes at k 16q + 4s +
-// {0, 2, 1, 3}: nibbles 0, 2, 4, 6) and, shifted by 4, row gq + 8's (nibbles 1, 3, 5, 7):
+// lane's 16 weight bytes gives, masked, row gq's four codes u (bytes at k 16s + 2q +
+// {0, 8, 1, 9}: nibbles 0, 2, 4, 6) and, shifted by 4, row gq + 8's (nibbles 1, 3, 5, 7):
 // the A registers of m16n8k32 k-step s / 2 (a0, a1 from word 2t, a2, a3 from word 2t + 1).
-// v[c]: the lane's token row (16 codes at k 16q, stored in that same order by
-// quant_act_i8_q4); u0[c], u1[c]: (x scale, -8 * sum of codes) of its C-fragment tokens.
+// v[c]: the lane's token row (its 16 codes at byte 16q of the group, which quant_act_i8_q4
+// stores in that same order); u0[c], u1[c]: (x scale, -8 * sum of codes) of its C-fragment
+// tokens.
 // Per column tile two MMAs, then acc += (d - 8 * sum(xq)) * w_scale * x_scale (d and the
 // correction are integers below 2^24: exact in f32).
 template <int CT>

@@ -15,10 +15,13 @@
 //     K slice;
 //   - one ring in shared memory, `stages` stages (4 or 8; stages - 1 groups in flight)
 //     carries per 64-wide group the band's 2048 bytes of codes and 128 of scales and
-//     the launch's token rows, which module q4_act_wg writes as the stage's image (wgmma's
-//     k order, K-major, 128-byte swizzle; one contiguous range per group);
-//   - on sm_90a one thread copies a group with three bulk copies (async proxy, so wgmma
-//     reads them without a proxy fence) counted on the stage's `full` mbarrier. It refills
+//     the group's 64 values of every token row the launch serves (K-major, 128-byte
+//     swizzle: the B operand as wgmma reads it; the weights' nibble order puts each weight
+//     at the k its fragment names, so B is x in natural k order, docs/formats.md);
+//   - on sm_90a one thread copies a group with two bulk copies and one tensor copy (TMA,
+//     `x_map`: the copy engine swizzles the rows and fills those past the launch's tokens
+//     with zeros; async proxy, so wgmma reads them without a proxy fence), counted on the
+//     stage's `full` mbarrier. It refills
 //     group i - 1's stage while group i's MMAs run, after a named barrier of the four warps:
 //     3-11 % faster on the H200 than refilling before group i's decode (the warpgroup's
 //     MMAs then waited for that thread's empty-mbarrier wait and copies every group;
@@ -29,12 +32,11 @@
 //     register operand and the stage as B, waited for before the rescale (the other CTAs
 //     on the SM hide the wait); elsewhere each warp runs mma.sync on the same ring, so the
 //     variant is correct on every architecture;
-//   - B must hold at wgmma's k position (k-step s, k) the activation that lane q's
-//     registers pair with there: q4_act_wg's image (launch.rs passes it as x) is in that
-//     order.
 // Launch: grid (n / 64, k_split), block 128, dynamic shared memory Q4_SMEM (the catalog's
 // shared_bytes: the ring, 1024-byte aligned inside, and the mbarriers; 128 bytes kept for
-// them, of which the `full` ones take 8 per stage).
+// them, of which the `full` ones take 8 per stage); a last parameter x_map, the tensor map
+// of the launch's x rows in boxes of 64 values x Q4_N rows with the 128-byte swizzle
+// (launch.rs x_tiles).
 #define Q4_W {{ warps }}
 #define Q4_CT {{ column_tiles }}
 #define Q4_KS {{ k_split }}
@@ -88,6 +90,13 @@ __device__ __forceinline__ void q4w_bulk(uint32_t dst, const void* src, int byte
 {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
                  ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
+}
+// The box of `map` at (k0, row 0) to shared dst (1024-byte aligned), counted on bar: the
+// whole box's bytes, rows past the matrix zero-filled.
+__device__ __forceinline__ void q4w_tma_2d(uint32_t dst, const void* map, int k0, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, { %2, %3 }], [%4];\n"
+                 ::"r"(dst), "l"(map), "r"(k0), "r"(0), "r"(bar) : "memory");
 }
 // Registers through an empty volatile asm: computed before the fence (the A operands), or
 // read after the wait (the sums); otherwise the compiler moves them across and ptxas
@@ -162,12 +171,18 @@ __device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int
 #endif
 }
 
+// CUtensorMap (cuda.h, which NVRTC does not see): 128 opaque bytes, 64-byte aligned.
+struct __align__(64) q4w_tensor_map {
+    unsigned long long opaque[16];
+};
+
 extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }}(const uint4* __restrict__ w_codes,
                                                                                 const unsigned int* __restrict__ w_scales,
                                                                                 const void* __restrict__ x_in,
                                                                                 const float2* __restrict__ x_aux,
                                                                                 __nv_bfloat16* residual, float* ws,
-                                                                                unsigned int* counters, int n, int k, int t)
+                                                                                unsigned int* counters, int n, int k, int t,
+                                                                                const __grid_constant__ q4w_tensor_map x_map)
 {
     extern __shared__ __align__(16) unsigned char q4_smem[];
     const uint32_t ring = (wgr_smem_u32(q4_smem) + 1023u) & ~1023u; // shared address, 1024-aligned
@@ -190,44 +205,39 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 
     // Weights: a band's blocks along K are one contiguous range (band-major), 2048 bytes of
     // codes and 128 of scales per group, in the order the tile warps read them. Token rows:
-    // q4_act_wg's image of the launch, group by group `t` rows of 128 bytes, already in
-    // wgmma's k order and 128-byte swizzle, so a group's rows are one contiguous range that
-    // lands on the stage as it is. Rows of tokens >= t are not copied: whatever the stage
-    // holds there only reaches columns that are never stored.
+    // x itself, a group's 128 bytes of each row landing at row r of the stage (128-byte
+    // swizzle).
     const unsigned char* wsrc = (const unsigned char*)w_codes + ((size_t)band * G + g0) * 2048;
     const unsigned char* ssrc = (const unsigned char*)w_scales + ((size_t)band * G + g0) * 128;
-    const unsigned char* xsrc = reinterpret_cast<const unsigned char*>(x_in) + (size_t)g0 * t * 128;
-    const int x_bytes = t * 128; // a group's token rows
     constexpr int LOOK = Q4_ST - 1; // groups in flight
 #if Q4_WG
-    // Bulk copies (async proxy: wgmma reads them without a proxy fence), one thread issues
-    // a group's three; full[s]: stage s landed (its bytes counted). Nothing waits for a stage
-    // to be free: the refill follows a barrier of the four warps (in `step`). The `empty`
-    // mbarriers that did are still initialized, unused: call 4 checked and timed this PTX,
-    // and no GPU was left in that session to check the kernel without them.
-    const uint32_t full = ring + Q4_W0 + Q4_ST * Q4_WB, empty = full + 8 * Q4_ST;
+    // Bulk and tensor copies (async proxy: wgmma reads them without a proxy fence), one
+    // thread issues a group's three; full[s]: stage s landed (its bytes counted). Nothing
+    // waits for a stage to be free: the refill follows a barrier of the four warps (in
+    // `step`). (The `empty` mbarriers that once did are gone.)
+    const uint32_t full = ring + Q4_W0 + Q4_ST * Q4_WB;
     if (tid == 0) {
 #pragma unroll
-        for (int st = 0; st < Q4_ST; ++st) {
-            q4w_mbar_init(full + 8 * st, 1);
-            q4w_mbar_init(empty + 8 * st, Q4_W);
-        }
+        for (int st = 0; st < Q4_ST; ++st) q4w_mbar_init(full + 8 * st, 1);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(&x_map) : "memory");
     }
     __syncthreads();
     auto fill_weights = [&](int j, int s) {
         if (tid == 0 && j < ng) {
-            q4w_mbar_expect(full + 8 * s, Q4_WB + x_bytes);
+            q4w_mbar_expect(full + 8 * s, Q4_WB + Q4_XB); // the tensor copy's whole box
             q4w_bulk(ring + Q4_W0 + s * Q4_WB, wsrc + (size_t)j * 2048, 2048, full + 8 * s);
             q4w_bulk(ring + Q4_W0 + s * Q4_WB + 2048, ssrc + (size_t)j * 128, 128, full + 8 * s);
         }
     };
     auto fill_x = [&](int j, int s) {
-        if (tid == 0 && j < ng) q4w_bulk(ring + s * Q4_XB, xsrc + (size_t)j * x_bytes, x_bytes, full + 8 * s);
+        if (tid == 0 && j < ng) q4w_tma_2d(ring + s * Q4_XB, &x_map, (g0 + j) * 64, full + 8 * s);
     };
 #else
     // cp.async by every thread: 16 bytes of each group's codes, threads 0..7 16 bytes of
-    // its scales, and chunks tid + 128 m of its token rows.
+    // its scales, and chunks tid + 128 m of its token rows, each where the swizzle puts it
+    // (rows of tokens >= t are not copied: they only reach columns that are never stored).
+    const unsigned char* xsrc = reinterpret_cast<const unsigned char*>(x_in) + (size_t)g0 * 128;
     auto fill_weights = [&](int j, int s) {
         if (j < ng) {
             wgr_cp16(ring + Q4_W0 + s * Q4_WB + tid * 16, wsrc + (size_t)j * 2048 + tid * 16);
@@ -238,8 +248,8 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
         if (j < ng) {
 #pragma unroll
             for (int m = 0; m < (Q4_N * 8 + Q4_THREADS - 1) / Q4_THREADS; ++m) {
-                const int idx = tid + m * Q4_THREADS;
-                if (idx < t * 8) wgr_cp16(ring + s * Q4_XB + idx * 16, xsrc + (size_t)j * x_bytes + idx * 16);
+                const int idx = tid + m * Q4_THREADS, r = idx >> 3, c = idx & 7;
+                if (idx < t * 8) wgr_cp16(ring + s * Q4_XB + wgr_swz(r, 16 * c), xsrc + ((size_t)r * k + j * 64) * 2 + 16 * c);
             }
         }
         q4_cp_async_commit(); // always: every thread counts the same groups
@@ -250,7 +260,7 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     // their token rows after it.
 #pragma unroll
     for (int j = 0; j < LOOK; ++j) fill_weights(j, j);
-    NINFER_PDL_WAIT(); // the activations: q4_act_wg ahead writes them
+    NINFER_PDL_WAIT(); // the activations: the kernel ahead writes them
 #pragma unroll
     for (int j = 0; j < LOOK; ++j) fill_x(j, j);
 

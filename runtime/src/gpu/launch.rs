@@ -53,11 +53,17 @@ impl Gpu {
     }
 }
 
-/// A kernel's arguments, each in its own 8-byte slot (`cuLaunchKernelEx` takes a pointer
-/// per argument and reads as many bytes as the parameter has).
+/// A kernel's arguments, each in its own slot (`cuLaunchKernelEx` takes a pointer per
+/// argument and reads as many bytes as the parameter has): 8 bytes for scalars and
+/// addresses, a boxed 128-byte map for a tensor map.
 #[derive(Default)]
 pub struct KernelArgs {
-    slots: Vec<u64>,
+    slots: Vec<Arg>,
+}
+
+enum Arg {
+    Word(u64),
+    TensorMap(Box<sys::CUtensorMap>),
 }
 
 impl KernelArgs {
@@ -80,7 +86,7 @@ impl KernelArgs {
                 std::mem::size_of::<T>(),
             )
         };
-        self.slots.push(slot);
+        self.slots.push(Arg::Word(slot));
         self
     }
 
@@ -88,6 +94,12 @@ impl KernelArgs {
     pub fn buffer<T>(&mut self, gpu: &Gpu, b: &impl DevicePtr<T>) -> &mut Self {
         let (ptr, _sync) = b.device_ptr(&gpu.stream);
         self.value::<u64>(ptr)
+    }
+
+    /// A tensor map passed by value (a `const __grid_constant__` parameter of 128 bytes).
+    pub fn tensor_map(&mut self, map: sys::CUtensorMap) -> &mut Self {
+        self.slots.push(Arg::TensorMap(Box::new(map)));
+        self
     }
 }
 
@@ -110,7 +122,10 @@ pub unsafe fn launch(
     let mut params: Vec<*mut c_void> = args
         .slots
         .iter_mut()
-        .map(|s| s as *mut u64 as *mut c_void)
+        .map(|s| match s {
+            Arg::Word(w) => w as *mut u64 as *mut c_void,
+            Arg::TensorMap(m) => &mut **m as *mut sys::CUtensorMap as *mut c_void,
+        })
         .collect();
     let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
     attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
@@ -322,9 +337,34 @@ mod tests {
     fn arguments_fill_the_low_bytes_of_their_slots() {
         let mut a = KernelArgs::new();
         a.value(-2i32).value(1.5f32).value(0x1234_5678_9abc_def0u64);
-        assert_eq!(a.slots.len(), 3);
-        assert_eq!(a.slots[0] as u32 as i32, -2);
-        assert_eq!(f32::from_bits(a.slots[1] as u32), 1.5);
-        assert_eq!(a.slots[2], 0x1234_5678_9abc_def0);
+        let words: Vec<u64> = a
+            .slots
+            .iter()
+            .map(|s| match s {
+                Arg::Word(w) => *w,
+                Arg::TensorMap(_) => panic!("a scalar went into a tensor-map slot"),
+            })
+            .collect();
+        assert_eq!(words.len(), 3);
+        assert_eq!(words[0] as u32 as i32, -2);
+        assert_eq!(f32::from_bits(words[1] as u32), 1.5);
+        assert_eq!(words[2], 0x1234_5678_9abc_def0);
+    }
+
+    /// A tensor map travels whole, 128 bytes at the alignment the driver asks of the type.
+    #[test]
+    fn a_tensor_map_keeps_its_bytes_and_alignment() {
+        let mut map: sys::CUtensorMap = unsafe { std::mem::zeroed() };
+        map.opaque[15] = 0xfeed;
+        let mut a = KernelArgs::new();
+        a.value(7i32).tensor_map(map);
+        match &a.slots[1] {
+            Arg::TensorMap(m) => {
+                assert_eq!(m.opaque[15], 0xfeed);
+                assert_eq!(std::mem::size_of_val(&**m), 128);
+                assert_eq!((&**m as *const sys::CUtensorMap as usize) % 64, 0);
+            }
+            Arg::Word(_) => panic!("the map went into a scalar slot"),
+        }
     }
 }

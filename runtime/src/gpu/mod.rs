@@ -5,6 +5,7 @@
 mod context;
 pub mod launch;
 pub mod ptx_isa;
+pub mod tensor_map;
 pub mod timing;
 
 pub use context::{DeviceInfo, Gpu};

@@ -1,6 +1,7 @@
 //! A lane-exact CPU emulation of the `q4_linear_add` kernel's data movement: each lane's
-//! 16-byte weight word, the nibble → BF16 register decode, the activation registers under
-//! the K permutation, the m16n8k16 fragment layout, and the per-group FP16 scale pair.
+//! 16-byte weight word, the nibble → BF16 register decode, the activation registers as the
+//! BF16 schedules load them (ldmatrix from the stage's token rows), the m16n8k16 fragment
+//! layout, and the per-group FP16 scale pair.
 //! It checks, without a GPU, that packing, decode and fragment mapping agree with the
 //! reference (arithmetic in f64; the kernel sums in fp32).
 
@@ -44,13 +45,26 @@ pub fn emulate(p: &PackedQ4, x: &[bf16], residual: &[bf16], t: usize) -> Vec<f64
                             a[g][2 * q + 8 + e] = regs[2][e];
                             a[g + 8][2 * q + 8 + e] = regs[3][e];
                         }
-                        // b0 = B[2q..][g], b1 = B[2q+8..][g]: token 8c+g, k 16q+4s+{0,1} / +{2,3}.
+                        // b0 = B[2q..][g], b1 = B[2q+8..][g] of step s: the lane's
+                        // registers of the kernel's two ldmatrix.x4 (q4_bf16.cuh), the token
+                        // rows' natural k order.
                         let token = 8 * c + g;
+                        let regs = ldmatrix_b(
+                            |tok, kk| {
+                                if tok < t {
+                                    x[tok * k + gi * GROUP + kk]
+                                } else {
+                                    bf16::ZERO
+                                }
+                            },
+                            c,
+                            lane,
+                        );
+                        let (b0, b1) = (regs[s / 2][2 * (s % 2)], regs[s / 2][2 * (s % 2) + 1]);
                         if token < t {
-                            let base = token * k + gi * GROUP + 16 * q + 4 * s;
                             for e in 0..2 {
-                                b[2 * q + e][g] = x[base + e].to_f64();
-                                b[2 * q + 8 + e][g] = x[base + 2 + e].to_f64();
+                                b[2 * q + e][g] = b0[e].to_f64();
+                                b[2 * q + 8 + e][g] = b1[e].to_f64();
                             }
                         }
                     }
@@ -79,12 +93,55 @@ pub fn emulate(p: &PackedQ4, x: &[bf16], residual: &[bf16], t: usize) -> Vec<f64
     y
 }
 
-/// The int8 layout of `quant_act_i8_q4`: in every 4-byte chunk of a token's codes the
-/// middle two bytes swapped (k 4c, 4c+2, 4c+1, 4c+3).
+/// The registers lane `lane` gets from the BF16 schedules' two `ldmatrix.x4` of column
+/// tile `c` (q4_linear_add.cu.tera `xa`, loaded in q4_bf16.cuh `q4_group`): for load `p`, lane `l` supplies the address of
+/// token `8c + l % 8` at the group's k `32p + 8 (l / 8)`, the row `l % 8` of matrix `l / 8`;
+/// register `j` of lane `lane` is elements `2 (lane % 4)`, `+1` of row `lane / 4` of matrix
+/// `j`. `at(token, k in group)` reads the stage.
+pub fn ldmatrix_b(at: impl Fn(usize, usize) -> bf16, c: usize, lane: usize) -> [[[bf16; 2]; 4]; 2] {
+    let address = |l: usize, p: usize| (8 * c + (l & 7), 32 * p + 8 * (l >> 3));
+    let mut out = [[[bf16::ZERO; 2]; 4]; 2];
+    for (p, regs) in out.iter_mut().enumerate() {
+        for (j, reg) in regs.iter_mut().enumerate() {
+            let (token, k0) = address(8 * j + lane / 4, p);
+            let kk = k0 + 2 * (lane % 4);
+            *reg = [at(token, kk), at(token, kk + 1)];
+        }
+    }
+    out
+}
+
+/// Where the int8 code at k `kk` of a 64-wide group sits in `quant_act_i8_q4`'s output:
+/// position `16q + 4s + e` holds k `16s + 2q + 8(e % 2) + e / 2`, the bytes the Q4 weight
+/// word `s` of lane block `q` pairs with (nibbles 0, 2, 4, 6 of a word: k `2q`, `2q + 8`,
+/// `2q + 1`, `2q + 9` of step `s`), so a lane reads its 16 codes in one piece.
+pub fn q4_position(kk: usize) -> usize {
+    let (s, q, e) = (kk / 16, (kk % 8) / 2, ((kk % 16) / 8) + 2 * (kk % 2));
+    16 * q + 4 * s + e
+}
+
+/// The int8 layout of `quant_act_i8_q4`: each 64-wide group's codes at [`q4_position`].
 pub fn q4_order(xq: &[i8]) -> Vec<i8> {
     let mut out = xq.to_vec();
-    for c in out.chunks_exact_mut(4) {
-        c.swap(1, 2);
+    for (src, dst) in xq.chunks_exact(GROUP).zip(out.chunks_exact_mut(GROUP)) {
+        for (kk, &v) in src.iter().enumerate() {
+            dst[q4_position(kk)] = v;
+        }
+    }
+    out
+}
+
+/// The 4-byte words quant_act_i8_q4 stores for one group, emulated lane by lane: lane `L`
+/// holds the codes of k `2L`, `2L + 1`; a lane with `L & 4 == 0` takes lane `L + 4`'s two
+/// (k `2L + 8`, `2L + 9`) and stores (`2L`, `2L + 8`, `2L + 1`, `2L + 9`) at word
+/// `4 (L % 4) + L / 8`. Returns the group's 64 bytes.
+pub fn quant_q4_stores(codes: &[i8; GROUP]) -> [i8; GROUP] {
+    let mut out = [0i8; GROUP];
+    for lane in (0..32).filter(|l| l & 4 == 0) {
+        let (qa, qb) = (codes[2 * lane], codes[2 * lane + 1]);
+        let (pa, pb) = (codes[2 * (lane + 4)], codes[2 * (lane + 4) + 1]);
+        let word = 4 * (lane % 4) + lane / 8;
+        out[4 * word..4 * word + 4].copy_from_slice(&[qa, pa, qb, pb]);
     }
     out
 }
@@ -176,6 +233,18 @@ mod tests {
                 [u as f64 - 8.0, 7.0 - u as f64]
             );
         }
+    }
+
+    #[test]
+    fn q4_order_is_a_permutation_the_quant_kernel_stores() {
+        let codes: [i8; GROUP] = std::array::from_fn(|i| i as i8);
+        let ordered = q4_order(&codes);
+        let mut seen = [false; GROUP];
+        for &v in &ordered {
+            assert!(!seen[v as usize]);
+            seen[v as usize] = true;
+        }
+        assert_eq!(quant_q4_stores(&codes).to_vec(), ordered);
     }
 
     #[test]

@@ -4,12 +4,13 @@
 //! is mapped to a variant (`choose`).
 
 use anyhow::{bail, ensure, Context as _};
-use cudarc::driver::{CudaSlice, LaunchConfig};
+use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 use half::{bf16, f16};
 
 use super::pack::{PackedQ4, GROUP, TILE_ROWS};
 use crate::catalog::{self, Family, Variant, VARIANTS};
 use crate::gpu::launch::{even_share_smem, first_kernel_smem, launch, KernelArgs, LaunchOrder};
+use crate::gpu::tensor_map::Bf16Tiles;
 use crate::gpu::Gpu;
 use crate::profile::overrides;
 
@@ -46,15 +47,12 @@ pub fn family() -> &'static Family {
 /// The scratch of one shape for up to `capacity` tokens: fp32 K-split partial sums for the
 /// widest `ws_per_row` of any variant, one arrival counter per row block (kept zeroed by
 /// the kernels: the last CTA of a row block resets its counter), and the int8 activations
-/// of the `act_i8` schedules, and the activation image of the `act_wg` ones.
+/// of the `act_i8` schedules.
 pub struct Workspace {
     pub n: usize,
     pub ws: CudaSlice<f32>,
     pub counters: CudaSlice<u32>,
     pub act: I8Activations,
-    /// The warpgroup schedules' activation image (module q4_act_wg, `pack::warpgroup_image`):
-    /// a launch over tokens `first..first+width` finds its image at element `first * k`.
-    pub xw: CudaSlice<bf16>,
 }
 
 /// Activations quantized by the module quant_act_i8_q4 for the `act_i8` schedules: int8
@@ -87,7 +85,6 @@ impl Workspace {
                 xq: gpu.stream.alloc_zeros(capacity.max(1) * k)?,
                 aux: gpu.stream.alloc_zeros(capacity.max(1) * (k / GROUP) * 2)?,
             },
-            xw: gpu.stream.alloc_zeros(capacity.max(1) * k)?,
         })
     }
 }
@@ -113,10 +110,22 @@ pub fn runs_as(chosen: &'static Variant, width: u32) -> &'static Variant {
     }
 }
 
-/// Whether `variant` reads module q4_act_wg's activation image (`act_wg`: the warpgroup
-/// schedules).
-pub fn reads_wgmma_order(variant: &Variant) -> bool {
-    variant.launch.extra("act_wg") == Some(1)
+/// Whether `variant` takes x's tensor map as its last parameter (`x_tensor_map`: the
+/// warpgroup schedules, which land the token rows with TMA copies).
+pub fn takes_x_tensor_map(variant: &Variant) -> bool {
+    variant.launch.extra("x_tensor_map") == Some(1)
+}
+
+/// The tiling of x rows `first..first+width` (`k` BF16 values each) that the warpgroup
+/// schedules copy: a 64-wide group of every token row the launch serves per box
+/// (`max_width` rows; rows past `width` land as zeros).
+pub fn x_tiles(variant: &Variant, k: usize, width: usize) -> Bf16Tiles {
+    Bf16Tiles {
+        rows: width,
+        cols: k,
+        box_rows: variant.launch.max_width as usize,
+        box_cols: GROUP,
+    }
 }
 
 /// The launches of the op over `t` tokens: `(first, width, variant)`, at most
@@ -142,52 +151,12 @@ pub fn launch_plan(
     plan
 }
 
-pub fn reorder_module() -> &'static Variant {
-    catalog::module("q4_act_wg").expect("catalog.toml declares module q4_act_wg")
-}
-
-/// Writes x rows `first..first+width` as the warpgroup schedules' activation image
-/// (q4_act_wg, `pack::warpgroup_image` of those rows) at element `first * k` of `xw`.
-pub fn reorder(
-    gpu: &Gpu,
-    x: &CudaSlice<bf16>,
-    k: usize,
-    first: usize,
-    width: usize,
-    xw: &mut CudaSlice<bf16>,
-) -> anyhow::Result<()> {
-    ensure!(
-        (first + width) * k <= xw.len(),
-        "{} tokens exceed the activation image buffer ({})",
-        first + width,
-        xw.len() / k
-    );
-    let module = reorder_module();
-    let f = gpu.function(module)?;
-    let groups = width * k / GROUP;
-    let blocks = groups.div_ceil(module.launch.threads as usize);
-    let pdl = gpu.pdl_for(module, LaunchOrder::First);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks as u32, 1, 1),
-        block_dim: (module.launch.threads, 1, 1),
-        shared_mem_bytes: first_kernel_smem(gpu, f, module, blocks, pdl)?,
-    };
-    let x_rows = x.slice(first * k..);
-    let xw_rows = xw.slice(first * k..);
-    let mut args = KernelArgs::new();
-    args.buffer(gpu, &x_rows)
-        .buffer(gpu, &xw_rows)
-        .value(width as i32)
-        .value(k as i32);
-    unsafe { launch(gpu, f, cfg, &mut args, pdl, module.name) }
-}
-
-fn quant_module() -> &'static Variant {
+pub fn quant_module() -> &'static Variant {
     catalog::module("quant_act_i8_q4").expect("catalog.toml declares module quant_act_i8_q4")
 }
 
 /// Quantizes x rows `first..first+width` into the same rows of `act` (quant_act_i8_q4).
-fn quantize(
+pub fn quantize(
     gpu: &Gpu,
     x: &CudaSlice<bf16>,
     first: usize,
@@ -227,7 +196,7 @@ fn quantize(
 
 /// One launch of `variant` over tokens `first..first+width`: residual rows
 /// `first..first+width` += x rows `first..first+width` · Wᵀ. An `act_i8` variant first
-/// quantizes those x rows, an `act_wg` one lays them out as its image (one more launch).
+/// quantizes those x rows (one more launch); an `x_tensor_map` one gets their tensor map.
 #[allow(clippy::too_many_arguments)]
 pub fn project(
     gpu: &Gpu,
@@ -257,7 +226,7 @@ pub fn project(
         scratch.act.k
     );
     let int8 = reads_int8(variant);
-    let wg_order = reads_wgmma_order(variant);
+    let tensor_map = takes_x_tensor_map(variant);
     let rows_per_cta = variant
         .launch
         .extra("rows_per_cta")
@@ -284,9 +253,6 @@ pub fn project(
     if int8 {
         quantize(gpu, x, first, width, &mut scratch.act)?;
     }
-    if wg_order {
-        reorder(gpu, x, k, first, width, &mut scratch.xw)?;
-    }
     let f = gpu.function(variant)?;
     let grid = (n / rows_per_cta, k_split);
     // With PDL (sm_90 PTX) the first stage's weights go out before the wait (for the
@@ -294,7 +260,7 @@ pub fn project(
     // wherever they fit as the SMs drain; the shared memory is padded so no SM takes more
     // than its share of the grid (unpadded, T = 1 was 5 % slower with PDL than without on
     // the H200: docs/perf-notes-q4.md).
-    let order = if int8 || wg_order {
+    let order = if int8 {
         LaunchOrder::Second
     } else {
         LaunchOrder::First
@@ -316,15 +282,14 @@ pub fn project(
     let (n_i, k_i, t_i) = (n as i32, k as i32, width as i32);
     let mut args = KernelArgs::new();
     args.buffer(gpu, &w.codes).buffer(gpu, &w.scales);
-    // x and x_aux: the int8 rows and their (scale, correction) pairs, the activation image,
-    // or the BF16 rows (x_aux then unused)
+    // x and x_aux: the int8 rows and their (scale, correction) pairs, or the BF16 rows
+    // (x_aux then unused)
     let aux_rows = scratch.act.aux.slice(first * (k / GROUP) * 2..);
+    let x_rows = x.slice(first * k..);
     if int8 {
         args.buffer(gpu, &scratch.act.xq.slice(first * k..));
-    } else if wg_order {
-        args.buffer(gpu, &scratch.xw.slice(first * k..));
     } else {
-        args.buffer(gpu, &x.slice(first * k..));
+        args.buffer(gpu, &x_rows);
     }
     args.buffer(gpu, &aux_rows)
         .buffer(gpu, &r_rows)
@@ -333,6 +298,13 @@ pub fn project(
         .value(n_i)
         .value(k_i)
         .value(t_i);
+    if tensor_map {
+        let (base, _sync) = x_rows.device_ptr(&gpu.stream);
+        let map = x_tiles(variant, k, width)
+            .encode(base)
+            .with_context(|| format!("{}: x's tensor map", variant.name))?;
+        args.tensor_map(map);
+    }
     unsafe { launch(gpu, f, cfg, &mut args, pdl, variant.name) }
 }
 

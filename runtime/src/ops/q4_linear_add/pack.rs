@@ -10,12 +10,14 @@
 //!
 //! ```text
 //!   row in tile = gq + 8 * (i & 1)
-//!   k in group  = 16 * q + 4 * s + 2 * ((i >> 1) & 1) + (i >> 2)
+//!   k in group  = 16 * s + 2 * q + 8 * ((i >> 1) & 1) + (i >> 2)
 //! ```
 //!
-//! (see [`code_coord`] / [`code_slot`]). Scales are stored `[n/64][k/64][4][8]` FP16 pairs
-//! (block order, 8 pairs per block):
-//! pair `i` holds row `i` (low half) and row `i + 8` (high half) of the tile.
+//! (see [`code_coord`] / [`code_slot`]): the k the fragment itself names (the m16n8k16 A
+//! operand of k-step `s`, for mma.sync and wgmma alike), so the activations are B in
+//! natural k order and the kernels read plain rows of x. Scales are stored
+//! `[n/64][k/64][4][8]` FP16 pairs (block order, 8 pairs per block): pair `i` holds row `i`
+//! (low half) and row `i + 8` (high half) of the tile.
 
 use half::f16;
 
@@ -59,10 +61,10 @@ impl Slot {
 /// (row in tile 0..16, k in group 0..64) → slot. Inverse of [`code_coord`].
 pub fn code_slot(row: usize, kk: usize) -> Slot {
     debug_assert!(row < TILE_ROWS && kk < GROUP);
-    let q = kk / 16;
-    let s = (kk % 16) / 4;
+    let s = kk / 16;
+    let q = (kk % 8) / 2;
     let hi = kk % 2;
-    let mid = (kk % 4) / 2;
+    let mid = (kk % 16) / 8;
     Slot {
         lane: 4 * (row % 8) + q,
         word: s,
@@ -79,7 +81,7 @@ pub fn code_coord(slot: Slot) -> (usize, usize) {
     } = slot;
     debug_assert!(lane < 32 && s < 4 && i < 8);
     let row = lane / 4 + 8 * (i & 1);
-    let kk = 16 * (lane % 4) + 4 * s + 2 * ((i >> 1) & 1) + (i >> 2);
+    let kk = 16 * s + 2 * (lane % 4) + 8 * ((i >> 1) & 1) + (i >> 2);
     (row, kk)
 }
 
@@ -159,115 +161,10 @@ pub fn unpack_q4(p: &PackedQ4) -> (Vec<i8>, Vec<f16>) {
     (codes, scales)
 }
 
-/// The activations in the k order of the warpgroup schedules (module q4_act_wg,
-/// docs/formats.md): inside each 64-wide group, the BF16 pair at k = `16q + 4s + 2h` moves
-/// to `16s + 8h + 2q`. wgmma reads B in natural k order, while lane `q`'s A registers of
-/// k-step `s` hold the group's k = `16q + 4s ..` (word `s` of its 16 bytes): this puts
-/// under each weight the activation at its own k.
-pub fn warpgroup_order<T: Copy>(x: &[T], k: usize) -> Vec<T> {
-    assert!(k.is_multiple_of(GROUP) && x.len().is_multiple_of(k));
-    let mut out = x.to_vec();
-    for (src, dst) in x.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
-        for (q, s, h) in
-            (0..4).flat_map(|q| (0..4).flat_map(move |s| (0..2).map(move |h| (q, s, h))))
-        {
-            let (from, to) = (16 * q + 4 * s + 2 * h, 16 * s + 8 * h + 2 * q);
-            dst[to..to + 2].copy_from_slice(&src[from..from + 2]);
-        }
-    }
-    out
-}
-
-/// What module q4_act_wg writes for `t` tokens of x (`[t][k]`): per 64-wide group `gi`, the
-/// `t` rows in [`warpgroup_order`], one after the other (token `r` at element
-/// `(gi * t + r) * 64`), the 16-byte chunk `c` of row `r` stored at chunk `c ^ (r % 8)`
-/// (wgmma's 128-byte swizzle): a group's rows are the shared-memory image the warpgroup
-/// schedules multiply, copied in one piece.
-pub fn warpgroup_image<T: Copy>(x: &[T], t: usize, k: usize) -> Vec<T> {
-    assert!(x.len() >= t * k);
-    let ordered = warpgroup_order(&x[..t * k], k);
-    let mut out = ordered.clone();
-    let groups = k / GROUP;
-    for r in 0..t {
-        for gi in 0..groups {
-            let src = &ordered[r * k + gi * GROUP..][..GROUP];
-            let row = (gi * t + r) * GROUP;
-            for c in 0..8 {
-                let to = row + 8 * (c ^ (r % 8));
-                out[to..to + 8].copy_from_slice(&src[8 * c..8 * c + 8]);
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
-
-    /// mma.sync's (and wgmma's register) A fragment of m16n8k16: lane (gq, q) register j
-    /// holds row gq + 8 (j & 1) at k = 2q + 8 (j >> 1) (low half) and + 1 (high half); the
-    /// decode puts nibble i of word s in register i % 4, half i / 4. wgmma reads k-step s
-    /// of B at the group's offset 16 s + k. So the weight in (lane, s, i) meets the
-    /// activation at 16 s + 2q + 8 ((i % 4) >> 1) + i / 4, which must be the one at its
-    /// own k.
-    #[test]
-    fn warpgroup_order_pairs_each_weight_with_its_activation() {
-        let k = 256;
-        let x: Vec<u16> = (0..2 * k as u16).collect();
-        let w = warpgroup_order(&x, k);
-        for token in 0..2 {
-            for g in 0..k / GROUP {
-                for lane in 0..32 {
-                    for word in 0..4 {
-                        for nibble in 0..8 {
-                            let (row, kk) = code_coord(Slot { lane, word, nibble });
-                            assert_eq!(row, lane / 4 + 8 * ((nibble % 4) & 1));
-                            let logical =
-                                16 * word + 2 * (lane % 4) + 8 * ((nibble % 4) >> 1) + nibble / 4;
-                            let base = token * k + g * GROUP;
-                            assert_eq!(
-                                w[base + logical],
-                                x[base + kk],
-                                "lane {lane} word {word} nibble {nibble}"
-                            );
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// The image is the ordered activations moved around whole 16-byte chunks: every
-    /// (token, group, chunk) lands once, where wgmma's swizzled K-major layout reads it
-    /// (byte `(r % 8) * 128 + ((c ^ r) % 8) * 16` of the row block, rows of a group
-    /// contiguous).
-    #[test]
-    fn warpgroup_image_places_each_chunk_where_the_swizzle_reads_it() {
-        let (t, k) = (11, 128);
-        let x: Vec<u32> = (0..(t * k) as u32).collect();
-        let ordered = warpgroup_order(&x, k);
-        let image = warpgroup_image(&x, t, k);
-        let mut seen = vec![false; t * k];
-        for gi in 0..k / GROUP {
-            for r in 0..t {
-                for c in 0..8 {
-                    // byte offset of chunk c of row r inside the group's rows (as the
-                    // kernel's wgr_swz reads it), in elements
-                    let at = gi * t * GROUP + (r / 8) * 512 + (r % 8) * GROUP + 8 * ((c ^ r) % 8);
-                    assert!(!seen[at]);
-                    seen[at] = true;
-                    assert_eq!(
-                        image[at..at + 8],
-                        ordered[r * k + gi * GROUP + 8 * c..][..8],
-                        "token {r} group {gi} chunk {c}"
-                    );
-                }
-            }
-        }
-        assert!(seen.iter().step_by(8).all(|&v| v));
-    }
 
     #[test]
     fn slot_and_coord_are_inverse_bijections() {
@@ -286,7 +183,7 @@ mod tests {
     fn fragment_registers_hold_the_mma_elements() {
         // Register j of word s takes nibble j (low half) and j+4 (high half): a0 = row g,
         // k 2q,2q+1 (MMA order); a1 = row g+8; a2 = row g, k 2q+8,2q+9; a3 = row g+8.
-        // With the K permutation MMA k 2q+e -> 16q+4s+e, 2q+8+e -> 16q+4s+2+e.
+        // The group's k of k-step s is 16s + the MMA k (natural order).
         for lane in 0..32 {
             let (g, q) = (lane / 4, lane % 4);
             for s in 0..4 {
@@ -298,7 +195,7 @@ mod tests {
                             nibble: j + 4 * half,
                         });
                         let want_row = g + 8 * (j & 1);
-                        let want_k = 16 * q + 4 * s + 2 * (j >> 1) + half;
+                        let want_k = 16 * s + 2 * q + 8 * (j >> 1) + half;
                         assert_eq!(
                             (row, kk),
                             (want_row, want_k),
@@ -327,9 +224,11 @@ mod tests {
         let mut one = vec![0i8; 64 * 64];
         one[0] = 7;
         one[8 * 64 + 1] = -8; // row 8, k 1: nibble 5 of lane 0 word 0 (u = 0)
+        one[3 * 64 + 18] = 7; // row 3, k 18: lane 13 (q 1), word 1, nibble 0 (u = 15)
         let p = pack_q4(&one, &[f16::ONE; 64], 64, 64);
         assert_eq!(p.codes[0], 0x8F);
         assert_eq!(p.codes[2] & 0xF0, 0x00);
         assert_eq!(p.codes[1], 0x88);
+        assert_eq!(p.codes[16 * 13 + 4] & 0x0F, 0x0F);
     }
 }
