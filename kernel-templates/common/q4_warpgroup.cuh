@@ -21,8 +21,8 @@
 //   - on sm_90a one thread copies a group with two bulk copies and one tensor copy (TMA,
 //     `x_map`: the copy engine swizzles the rows and fills those past the launch's tokens
 //     with zeros; async proxy, so wgmma reads them without a proxy fence), counted on the
-//     stage's `full` mbarrier. It refills
-//     group i - 1's stage while group i's MMAs run, after a named barrier of the four warps:
+//     stage's `full` mbarrier. It refills group i - 1's stage while group i's MMAs run,
+//     after a named barrier of the four warps:
 //     3-11 % faster on the H200 than refilling before group i's decode (the warpgroup's
 //     MMAs then waited for that thread's empty-mbarrier wait and copies every group;
 //     docs/results/h200-2026-12-04d, call 4). Elsewhere every thread copies its share with
