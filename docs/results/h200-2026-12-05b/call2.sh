@@ -5,7 +5,7 @@
 # and of decode attention on that profile and on the compiled routes, and the PyTorch
 # baselines on the same shapes, widths and windows (ratios from this one run).
 # Build: FINAL2 = scripts/build-ab.sh of ee6b3c2 (main's PTX; the route catalog of main);
-#   carry target/ab/FINAL2.
+#   EX as in call1.sh; carry target/ab/FINAL2, target/ab/EX.
 set -u
 cd "$(dirname "$0")/../../.."
 scripts/device-unpack.sh FINAL2 || exit 1
@@ -48,7 +48,36 @@ PY
   python3 scripts/compare_attention_baselines.py $OUT/torch-attn.json $OUT/bench-attn.json > $OUT/compare-attn.txt 2>&1
   tail -30 $OUT/compare-attn.txt >> $S
 fi
-cp $P $OUT/../h100-profiles.json 2>/dev/null
+# last, if time is left: call 1's even split lengths on the calibrated W = 8 route (EX's
+# route catalog is FINAL2's: template text is not in the digest), two rounds
+if [ $(( $(date +%s) - t0 )) -lt 500 ] && scripts/device-unpack.sh EX; then
+  for round in 1 2; do
+    for side in A EVEN; do
+      bin=/tmp/bin/FINAL2; e=""
+      [ $side = EVEN ] && bin=/tmp/bin/EX && e="NINFER_EXP_EVEN_SPLITS=1"
+      for key in attn_i8_small/h24/int8/w8 attn_i8_small/h24/rk8v4/w8; do
+        env $e timeout 20 $bin/ninfer bench --device-profile-path $P --only $key --widths 65536,262144 --json > $OUT/even-$side-$round-${key//\//_}.json 2>/dev/null
+      done
+    done
+  done
+  python3 - $OUT >> $S <<'PY'
+import json, sys, glob, statistics, os
+out = sys.argv[1]
+def pts(p):
+    try: return {(r["key"], r["width"]): (r["us"], r.get("schedule", "")) for r in json.load(open(p))["results"]}
+    except Exception: return {}
+med = {}
+for s in ("A", "EVEN"):
+    runs = [pts(p) for p in sorted(glob.glob(os.path.join(out, f"even-{s}-*.json")))]
+    keys = set().union(*runs) if runs else set()
+    med[s] = {k: statistics.median([r[k][0] for r in runs if k in r]) for k in keys}
+print("even split lengths on the calibrated W = 8 routes (µs, medians of 2):")
+for k in sorted(med["A"]):
+    if k in med["EVEN"]:
+        print(f"  {k[0]:30} {k[1]:>7} {med['A'][k]:8.2f} {med['EVEN'][k]:8.2f} {med['EVEN'][k] / med['A'][k]:6.3f}")
+PY
+fi
+echo "done at $(( $(date +%s) - t0 )) s" >> $S
 cd $OUT && tar -cJf /tmp/raw-call2.tar.xz --exclude='summary-*' --exclude='h100-profiles.json' . && \
   find . -mindepth 1 -maxdepth 1 ! -name 'summary-*' ! -name 'h100-profiles.json' -exec rm -rf {} + && mv /tmp/raw-call2.tar.xz $OUT/
 cat $S
