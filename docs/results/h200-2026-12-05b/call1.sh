@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # call 1: decode attention, two experiments in one binary (EX, branch even-splits, both
 # behind experiment variables): NINFER_EXP_EVEN_SPLITS=1 spreads the window's key blocks
-# evenly over a full wave of splits (99 at 64K on the H200 instead of 94 splits of 11
-# blocks); NINFER_EXP_B16=1 picks a reduce with 16 splits' loads in flight per thread
-# (one L2 round trip for up to 128 splits instead of two). First `ninfer check` and a
-# check of three keys with both on (the memcheck waits for a later call), then `ninfer bench` of A = FINAL2 (ee6b3c2, main's PTX) against
-# EX with B16 only and with both, interleaved, two rounds. On the H200 (kind nvidia-h200): its built-in entry.
+# evenly over a full wave of splits; NINFER_EXP_B16=1 picks a reduce with 16 splits' loads in
+# flight per thread (one L2 round trip for up to 128 splits instead of two). First `ninfer
+# check` of three keys with both on, then `ninfer bench` of A = FINAL2 (ee6b3c2, main's PTX)
+# against EX with B16 only and with both, interleaved, two rounds: on the H200 on its
+# built-in entry, elsewhere (the H100 this session had) on the compiled routes.
 # Build: EX = target/release of the branch, stripped and xz'd; carry target/ab/FINAL2,
 #   target/ab/EX.
 set -u
