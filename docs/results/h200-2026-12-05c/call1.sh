@@ -20,13 +20,13 @@ export NINFER_DEVICE_PROFILES=$(mktemp -d)/p.json
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $S
 PROFILE=""; grep -q -E "H200|H100" $S || PROFILE="--device-profile off"
 t0=$(date +%s)
-timeout 200 /tmp/bin/RS/ninfer check --schedule 8x1x64w --every-width > $OUT/check-rs.txt 2>&1
+timeout 150 /tmp/bin/RS/ninfer check --schedule 8x1x64w --every-width > $OUT/check-rs.txt 2>&1
 echo "check RS --schedule 8x1x64w rc=$? at $(( $(date +%s) - t0 )) s" >> $S
 grep -E "FAIL|checks of|error" $OUT/check-rs.txt | head -12 >> $S
-timeout 120 compute-sanitizer --tool memcheck --print-limit 20 /tmp/bin/RS/ninfer check --only attn_i8_small/h24/int8/w8 --schedule 8x1x64w > $OUT/memcheck-rs.txt 2>&1
+timeout 90 compute-sanitizer --tool memcheck --print-limit 20 /tmp/bin/RS/ninfer check --only attn_i8_small/h24/int8/w8 --schedule 8x1x64w > $OUT/memcheck-rs.txt 2>&1
 echo "memcheck RS int8 w8 rc=$? at $(( $(date +%s) - t0 )) s" >> $S
 grep -E "ERROR SUMMARY|checks of" $OUT/memcheck-rs.txt | tail -2 >> $S
-keys="attn_i8_small/h24/int8/w8 attn_i8_small/h24/rk8v4/w8 attn_i8_small/h24/int8/w4"
+keys="attn_i8_small/h24/int8/w8 attn_i8_small/h24/rk8v4/w8"
 for round in 1 2; do
   for side in A RS EVEN; do
     case $side in
