@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 1: the decode warpgroup schedule `8x1x64w` (the W = 2-8 route of the H100 and H200
+# call 1: the decode warpgroup schedule `8x1x64w` (the W = 8 route of the H100 and H200
 # entries), two changes against main (MAIN = b9e0616):
 #   RS   rowscale-qk.diff: one int8 scale per query row, so a score's four group sums need
 #        one FMA each from a per-key start value the producer writes (-MAGIC x the key's

@@ -23,7 +23,7 @@ def trial(outlier, rot, trials=20):
     for _ in range(trials):
         K = rng.standard_normal((N, D)); V = rng.standard_normal((N, D))
         q = rng.standard_normal(D)
-        if outlier: q[7] *= outlier; K[:, 7] *= 1.0
+        if outlier: q[7] *= outlier
         # a few keys aligned with q, so attention is peaked somewhat
         K[:32] += 0.5 * q / np.linalg.norm(q) * np.sqrt(D)
         if rot: q = H @ q; K = K @ H.T
