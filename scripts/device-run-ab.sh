@@ -11,7 +11,9 @@
 #     scripts/device-run-ab.sh KEY_PREFIX...
 # ROUNDS: interleaved A B rounds (default 2; the tables of docs/results/h200-2026-12-04b
 # took 3).
-# A_ENV / B_ENV: environment assignments for one side only (A = B = one binary, two settings);
+# A_ENV / B_ENV: environment assignments for one side only (A = B = one binary, two settings;
+# build their paths from a variable other than OUT: OUT=x A_ENV="...$OUT/..." on one command
+# line expands the new OUT);
 # a NINFER_DEVICE_PROFILES among them must name an existing file. The table names each
 # side's routed schedule per point, so two sides on the same route show as such.
 LOG_NAME=summary-ab.txt
