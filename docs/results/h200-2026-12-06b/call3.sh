@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# call 3 (binaries MAIN2 = commit 7a50a45: main plus the two BF16 cluster rings): on
+# call 3 (binaries MAIN3 = commit a5edb8f, whose catalog has the BF16 cluster rings
+# ring_c{8,16}_k4_s3_g4_cl, plus bf16cl-g2.diff: two more with 2 groups a stage,
+# ring_c8_k4_s{4,6}_g2_cl, for the short K slices of 5120x6144): on
 # whatever card is lent, (1) `ninfer check --only q4_linear_add --schedule S --every-width`
-# of ring_c8_k4_s3_g4_cl and ring_c16_k4_s3_g4_cl, (2) memcheck of ring_c8_k4_s3_g4_cl
+# of those four, (2) memcheck of ring_c8_k4_s3_g4_cl
 # on 5120x6144, (3) scripts/device-run-recalibrate.sh with FAMILY=q4_linear_add (bench on
 # the re-stamped built-in routes, recalibration into that entry, bench again, per-width
 # ratios), (4) a second calibration into a copy of the recalibrated entry, to see which
-# routes a rerun keeps. Run: OUT=$OUT BUDGET=... bash call3.sh (carry target/ab/MAIN2).
+# routes a rerun keeps. Run: OUT=$OUT BUDGET=... bash call3.sh (carry target/ab/MAIN3).
 set -u
 cd "$(dirname "$0")/../../.."
-scripts/device-unpack.sh MAIN2 || exit 1
-B=/tmp/bin/MAIN2
+scripts/device-unpack.sh MAIN3 || exit 1
+B=/tmp/bin/MAIN3
 S=$OUT/summary-call3.txt
 say() { echo "$@" | tee -a "$S"; }
 left() { echo $(( ${BUDGET:-450} - SECONDS )); }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$S"
-for s in ring_c8_k4_s3_g4_cl ring_c16_k4_s3_g4_cl; do
+for s in ring_c8_k4_s3_g4_cl ring_c16_k4_s3_g4_cl ring_c8_k4_s4_g2_cl ring_c8_k4_s6_g2_cl; do
   timeout 60 $B/ninfer check --only q4_linear_add --schedule $s --every-width > $OUT/check-$s.txt 2>&1
   say "check $s rc=$? (${SECONDS}s)"; grep -E "checks of|FAIL" $OUT/check-$s.txt | head -4 | tee -a "$S"
 done
