@@ -2,9 +2,9 @@
 # call 4 (binaries FINAL = commit d6b97cf), for an H200 only (any other card: stop, the
 # H100 entry was recalibrated in call 3): (1) `ninfer check --only q4_linear_add
 # --schedule ring_c8_k4_s3_g4_cl --every-width` and its memcheck on 5120x6144,
-# (2) scripts/device-run-recalibrate.sh with FAMILY=q4_linear_add (bench on the re-stamped
-# built-in routes, recalibration into that entry, bench again, per-width ratios), (3) a
-# second calibration into a copy, and the H200 entry's q4 routes of both.
+# (2) scripts/device-run-recalibrate.sh with FAMILY=q4_linear_add SECOND=1 (bench on the
+# re-stamped built-in routes, recalibration into that entry, bench again, per-width ratios,
+# a second calibration into a copy and the entry's q4 routes of both).
 # Run: OUT=$OUT BUDGET=... bash call4.sh (carry target/ab/FINAL).
 set -u
 cd "$(dirname "$0")/../../.."
@@ -22,24 +22,7 @@ timeout 90 compute-sanitizer --tool memcheck --print-limit 20 $B/ninfer check --
   --only q4_linear_add/5120x6144 > $OUT/memcheck.txt 2>&1
 say "memcheck rc=$? (${SECONDS}s)"; grep -E "ERROR SUMMARY|checks of" $OUT/memcheck.txt | tail -2 | tee -a "$S"
 RC=$OUT/recal
-OUT=$RC BIN=$B FAMILY=q4_linear_add timeout $(( $(left) - 60 )) bash scripts/device-run-recalibrate.sh > /dev/null 2>&1
+OUT=$RC BIN=$B FAMILY=q4_linear_add SECOND=1 timeout $(( $(left) - 20 )) bash scripts/device-run-recalibrate.sh > /dev/null 2>&1
 say "recalibrate rc=$? (${SECONDS}s)"; cat $RC/summary-recalibrate.txt >> "$S"
-if [ "$(left)" -gt 30 ] && [ -f $RC/profile-recalibrated.json ]; then
-  cp $RC/profile-recalibrated.json $OUT/profile-second.json
-  NINFER_DEVICE_PROFILES=$OUT/profile-second.json timeout 40 $B/ninfer-calibrate --detail --only q4_linear_add \
-    > $OUT/calibrate-second.txt 2>&1
-  say "second calibration rc=$? (${SECONDS}s) $(tail -1 $OUT/calibrate-second.txt)"
-  python3 - $RC/profile-recalibrated.json $OUT/profile-second.json <<'PY' | tee -a "$S"
-import json, sys
-def q4(p):  # the H200 entry's q4 routes
-    d = json.load(open(p))
-    e = [e for e in d["devices"] if e["hardware_class"].startswith("nvidia-h200")][0]
-    return {k: v for k, v in e["routes"].items() if k.startswith("q4_linear_add/")}
-a, b = q4(sys.argv[1]), q4(sys.argv[2])
-for k in sorted(a):
-    print(k, "first ", a[k])
-    print(k, "second", b.get(k), "(same)" if a[k] == b.get(k) else "(differs)")
-PY
-fi
 cd $OUT && tar -cJf /tmp/raw-call4.tar.xz --exclude='summary-*' . && \
   find . -mindepth 1 -maxdepth 1 ! -name 'summary-*' -exec rm -rf {} + && mv /tmp/raw-call4.tar.xz $OUT/
