@@ -6,9 +6,12 @@ log (the confirmation) keeps its first time. Logs of the same build from several
 give a median per (key, T, candidate).
 
     compare_calibrate_detail.py --a A1.txt A2.txt --b B1.txt B2.txt [--match wg_] [--widths 1,16,32]
+    compare_calibrate_detail.py --a R1.txt R2.txt --columns CAND,CAND [--widths ...]
 
 Prints, per (key, T), every candidate matching --match with its A and B medians and B/A,
-then the fastest candidate of each build at that width.
+then the fastest candidate of each build at that width. With --columns (one build, no
+--b): one row per (key, T), each named candidate's time in every log (a/b/...), and the
+fastest candidate of all by median.
 """
 import argparse
 import re
@@ -28,23 +31,46 @@ def parse(path):
     return times
 
 
-def medians(paths):
-    runs = defaultdict(list)
+def runs(paths):
+    times = defaultdict(list)
     for p in paths:
         for point, us in parse(p).items():
-            runs[point].append(us)
-    return {point: statistics.median(v) for point, v in runs.items()}
+            times[point].append(us)
+    return times
+
+
+def medians(paths):
+    return {point: statistics.median(v) for point, v in runs(paths).items()}
+
+
+def columns(paths, cands, widths):
+    times = runs(paths)
+    med = {point: statistics.median(v) for point, v in times.items()}
+    points = sorted({(k, t) for k, t, _ in times if not widths or t in widths})
+    print(f"{'key':28} {'T':>3} " + " ".join(f"{c:>24}" for c in cands) + "  fastest")
+    for key, t in points:
+        cells = ["/".join(f"{us:.2f}" for us in times.get((key, t, c), [])) or "-" for c in cands]
+        us, best = min((us, c) for (k, w, c), us in med.items() if (k, w) == (key, t))
+        print(f"{key:28} {t:>3} " + " ".join(f"{x:>24}" for x in cells) + f"  {best} {us:.2f}")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--a", nargs="+", required=True, help="logs of build A")
-    ap.add_argument("--b", nargs="+", required=True, help="logs of build B")
+    ap.add_argument("--b", nargs="+", help="logs of build B")
     ap.add_argument("--match", default="", help="only candidates containing this")
     ap.add_argument("--widths", default="", help="comma-separated widths (default: all)")
+    ap.add_argument("--columns", default="", help="one build: comma-separated candidates, a column each")
     args = ap.parse_args()
-    a, b = medians(args.a), medians(args.b)
     widths = {int(w) for w in args.widths.split(",") if w}
+    if args.columns:
+        if args.b:
+            ap.error("--columns reads one build's logs (--a only)")
+        columns(args.a, [c for c in args.columns.split(",") if c], widths)
+        return
+    if not args.b:
+        ap.error("--b is required without --columns")
+    a, b = medians(args.a), medians(args.b)
     points = sorted({(k, t) for k, t, _ in list(a) + list(b) if not widths or t in widths})
     print(f"{'key':28} {'T':>3} {'candidate':26} {'A µs':>8} {'B µs':>8} {'B/A':>6}")
     for key, t in points:
