@@ -48,7 +48,7 @@
 #define T2W_THREADS (T2W_WARPS * 32)
 #define T2W_ROWS (T2W_WARPS * 16)
 // Ring stage s: activation codes at s * XQ (N rows of 128 bytes, swizzled), the group's
-// scales as floats {xs0, xs1, -MAGIC * xs0, 0} per token at XF0 + s * XF, the raw FP16
+// scales as floats {xs0, xs1, 0, 0} per token at XF0 + s * XF, the raw FP16
 // pairs they are converted from at XR0 + s * XR.
 #define T2W_XQ (T2W_N * 128)
 #define T2W_XF (T2W_N * 16)
@@ -66,7 +66,6 @@
 // (call 9: 3-5 % faster than 4 CTAs with 115 registers and a ring of 8 stages, T = 20-32);
 // the mma.sync path holds B fragments too and is bounded by the register file only.
 #define T2W_MIN_CTAS (T2W_WG ? (T2W_WARPS == 4 ? 5 : 2) : 1)
-#define T2W_MAGIC 12582912.0f
 static_assert(T2W_WARPS == 4 || T2W_WARPS == 8, "one or two warpgroups");
 static_assert(T2W_LOOK >= 2, "group i + 1 has landed when group i is consumed");
 static_assert(T2W_LOOK < 16, "catalog.toml shared_bytes: the ring is the power of two above LOOK");
@@ -93,16 +92,24 @@ __device__ __forceinline__ void t2w_sts_f4(uint32_t a, float4 v)
 
 #if T2W_WG
 // Registers through an empty volatile asm: computed before the next volatile asm (the A
-// operands and the MAGIC start before the fence), or read after the previous one (the
-// sums after the wait). Otherwise the compiler moves them across, and ptxas then waits
+// operands before the fence), or read after the previous one (the sums after the wait). Otherwise the compiler moves them across, and ptxas then waits
 // for the MMAs in between or serializes every wgmma of the kernel.
 template <typename R, int N> __device__ __forceinline__ void t2w_pin(R (&r)[N])
 {
 #pragma unroll
     for (int e = 0; e < N; ++e) asm volatile("" : "+r"(r[e])::"memory");
 }
-// d[64 rows of the warpgroup x N tokens] += A (the warp's 16 rows x 32 k, mma.sync's A
-// fragment) x B (the stage's N tokens x 32 k at desc)
+// d[64 rows of the warpgroup x N tokens] = (scale-d 0: a chunk's first k-step) or += A (the
+// warp's 16 rows x 32 k, mma.sync's A fragment) x B (the stage's N tokens x 32 k at desc)
+__device__ __forceinline__ void t2w_wgmma_first(int (&d)[T2W_D], const unsigned int (&a)[4], uint64_t desc)
+{
+    asm volatile("wgmma.mma_async.sync.aligned.m64n{{ column_tiles * 8 }}k32.s32.s8.s8 { "
+                 "{% for i in range(end=column_tiles * 4) %}%{{ i }}{% if not loop.last %}, {% endif %}{% endfor %} }, "
+                 "{ %{{ column_tiles * 4 }}, %{{ column_tiles * 4 + 1 }}, %{{ column_tiles * 4 + 2 }}, %{{ column_tiles * 4 + 3 }} }, "
+                 "%{{ column_tiles * 4 + 4 }}, 0;\n"
+                 : {% for i in range(end=column_tiles * 4) %}"=r"(d[{{ i }}]){% if not loop.last %}, {% endif %}{% endfor %}
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
+}
 __device__ __forceinline__ void t2w_wgmma(int (&d)[T2W_D], const unsigned int (&a)[4], uint64_t desc)
 {
     asm volatile("wgmma.mma_async.sync.aligned.m64n{{ column_tiles * 8 }}k32.s32.s8.s8 { "
@@ -114,31 +121,32 @@ __device__ __forceinline__ void t2w_wgmma(int (&d)[T2W_D], const unsigned int (&
 }
 #endif
 
-// The chunk sums of one group (d[c]: chunk c, onto MAGIC) from the decoded weights a[k-step]
-// and the ring stage xq_s, complete on return.
+// The chunk sums of one group (d[c]: chunk c's exact int32 sum) from the decoded weights
+// a[k-step] and the ring stage xq_s, complete on return.
 __device__ __forceinline__ void t2w_mma_group(int (&d)[2][T2W_D], const unsigned int (&a)[4][4], uint32_t xq_s,
                                               int g, int q)
 {
-#pragma unroll
-    for (int c = 0; c < 2; ++c)
-#pragma unroll
-        for (int e = 0; e < T2W_D; ++e) d[c][e] = 0x4B400000;
 #if T2W_WG
     // 128-byte swizzle, SBO 1024 (the next 8 tokens), LBO unused for K-major; a k-step is
     // the next 32 bytes of the rows (2 in the 16-byte address field)
     const uint64_t desc = (uint64_t)((xq_s & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
 #pragma unroll
     for (int s = 0; s < 4; ++s) t2w_pin(a[s]);
-    t2w_pin(d[0]);
-    t2w_pin(d[1]);
     wgr_fence();
-#pragma unroll
-    for (int s = 0; s < 4; ++s) t2w_wgmma(d[s >> 1], a[s], desc + 2 * s);
+    // each chunk's first k-step starts its sums (scale-d 0): no registers to clear first
+    t2w_wgmma_first(d[0], a[0], desc);
+    t2w_wgmma(d[0], a[1], desc + 2);
+    t2w_wgmma_first(d[1], a[2], desc + 4);
+    t2w_wgmma(d[1], a[3], desc + 6);
     wgr_commit();
     wgr_wait<0>();
     t2w_pin(d[0]);
     t2w_pin(d[1]);
 #else
+#pragma unroll
+    for (int c = 0; c < 2; ++c)
+#pragma unroll
+        for (int e = 0; e < T2W_D; ++e) d[c][e] = 0;
 #pragma unroll
     for (int s = 0; s < 4; ++s)
 #pragma unroll
@@ -156,7 +164,11 @@ __device__ __forceinline__ void t2w_mma_group(int (&d)[2][T2W_D], const unsigned
 }
 
 // acc += w_scale * (sum0 * xs0 + sum1 * xs1), t2_i8_small's rescale (same operations, same
-// order): element e of n-tile j is row g (e < 2) or g + 8, token 8j + 2q + (e & 1).
+// order, the same bits: the per-warp kernels' sums start at MAGIC, whose FMA with -MAGIC *
+// xs0 gives the same rounded product as this FMUL of the converted sum; here the int32
+// sums start at zero, so no register is cleared per group, and I2FP converts them at
+// full rate on sm_90): element e of n-tile j is row g (e < 2) or g + 8, token 8j + 2q +
+// (e & 1).
 __device__ __forceinline__ void t2w_rescale(float (&acc)[T2W_D], const int (&d)[2][T2W_D], unsigned int sc,
                                             uint32_t xf, int q)
 {
@@ -167,8 +179,8 @@ __device__ __forceinline__ void t2w_rescale(float (&acc)[T2W_D], const int (&d)[
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const float4 x = (e & 1) ? x1 : x0;
-            float p = fmaf(__int_as_float(d[0][4 * j + e]), x.x, x.z);
-            p = fmaf(__int_as_float(d[1][4 * j + e]) - T2W_MAGIC, x.y, p);
+            float p = __int2float_rn(d[0][4 * j + e]) * x.x;
+            p = fmaf(__int2float_rn(d[1][4 * j + e]), x.y, p);
             acc[4 * j + e] = fmaf(p, e < 2 ? wg : wg8, acc[4 * j + e]);
         }
     }
@@ -246,7 +258,7 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
         const int s = j & (T2W_RING - 1);
         const unsigned int pr = wgr_lds_u32(xr_own + s * T2W_XR);
         const float x0 = ninfer_half_lo(pr), x1 = ninfer_half_hi(pr);
-        t2w_sts_f4(xf_own + s * T2W_XF, make_float4(x0, x1, -T2W_MAGIC * x0, 0.0f));
+        t2w_sts_f4(xf_own + s * T2W_XF, make_float4(x0, x1, 0.0f, 0.0f));
     };
 
     // The first groups' weights before the wait (they do not depend on the kernel ahead),
