@@ -234,37 +234,37 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
     const int copies_xs = wgr_opaque((int)(tid < T2W_N && tid < t));
     const __half* xs_src = (const __half*)wgr_opaque((size_t)(xs + (size_t)(copies_xs ? tid : 0) * ch + 2 * gb));
     const uint32_t xr_own = wgr_opaque(ring + T2W_XR0 + 4 * tid), xf_own = wgr_opaque(ring + T2W_XF0 + 16 * tid);
-    // Group j's weights into its stage: every lane 16 bytes of codes, lanes 0 and 1 the scales.
-    auto fill_weights = [&](int j) {
+    // Group j's weights into its stage st (= j mod RING, a constant where the caller
+    // unrolls): every lane 16 bytes of codes, lanes 0 and 1 the scales.
+    auto fill_weights = [&](int j, int st) {
         if (j < GL) {
-            const uint32_t dst = w_own + (j & (T2W_RING - 1)) * T2W_XW;
+            const uint32_t dst = w_own + st * T2W_XW;
             wgr_cp16(dst + 16 * lane, wq + (size_t)j * 32);
             if (lane < 2) wgr_cp16(dst + 512 + 16 * lane, sq + (size_t)j * 16);
         }
     };
-    // Group j's activations into its stage (the weights: fill_weights), committed.
-    auto fill = [&](int j) {
+    // Group j's activations into its stage st (the weights: fill_weights), committed.
+    auto fill = [&](int j, int st) {
         if (j < GL) {
-            const int s = j & (T2W_RING - 1);
 #pragma unroll
             for (int m = 0; m < PER_THREAD; ++m)
-                if (copies[m]) wgr_cp16(dst_off[m] + s * T2W_XQ, src_row[m] + (size_t)j * 128);
-            if (copies_xs) t2w_cp4(xr_own + s * T2W_XR, xs_src + 2 * j);
+                if (copies[m]) wgr_cp16(dst_off[m] + st * T2W_XQ, src_row[m] + (size_t)j * 128);
+            if (copies_xs) t2w_cp4(xr_own + st * T2W_XR, xs_src + 2 * j);
         }
         ninfer_cp_async_commit(); // always: every thread counts the same groups
     };
-    // Group j's scales (landed: this thread copied them) as the rescale's floats.
-    auto convert = [&](int j) {
-        const int s = j & (T2W_RING - 1);
-        const unsigned int pr = wgr_lds_u32(xr_own + s * T2W_XR);
+    // The scales of the group in stage st (landed: this thread copied them) as the
+    // rescale's floats.
+    auto convert = [&](int st) {
+        const unsigned int pr = wgr_lds_u32(xr_own + st * T2W_XR);
         const float x0 = ninfer_half_lo(pr), x1 = ninfer_half_hi(pr);
-        t2w_sts_f4(xf_own + s * T2W_XF, make_float4(x0, x1, 0.0f, 0.0f));
+        t2w_sts_f4(xf_own + st * T2W_XF, make_float4(x0, x1, 0.0f, 0.0f));
     };
 
     // The first groups' weights before the wait (they do not depend on the kernel ahead),
     // committed with group 0's activations.
 #pragma unroll
-    for (int j = 0; j < T2W_LOOK; ++j) fill_weights(j);
+    for (int j = 0; j < T2W_LOOK; ++j) fill_weights(j, j);
 #if T2W_L2PF
     // l2_prefetch: groups T2W_L2PF ahead asked into L2 (a line per 8 lanes, the scales' by
     // lane 0); LOOK .. L2PF - 1 now.
@@ -278,7 +278,7 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
 #endif
     NINFER_PDL_WAIT(); // the activations: the quantization ahead writes them
 #pragma unroll
-    for (int j = 0; j < T2W_LOOK; ++j) fill(j);
+    for (int j = 0; j < T2W_LOOK; ++j) fill(j, j);
     ninfer_cp_async_wait<T2W_LOOK - 1>();
     if (copies_xs) convert(0);
 
@@ -291,18 +291,19 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
     const unsigned int tz = (unsigned int)(tid + t) >> 31;
     const unsigned int tab_x = NINFER_T2_XA | tz, tab_y = NINFER_T2_YA | tz;
 
-    // Step i: group i's MMAs and rescale.
-    auto step = [&](const int i) {
-        const int s = i & (T2W_RING - 1);
+    // Step i: group i's MMAs and rescale; s = i mod RING, a constant where the caller
+    // unrolls (every stage offset then folds into the instructions).
+    auto step = [&](const int i, const int s) {
+        const int s1 = (s + 1) & (T2W_RING - 1), sf = (s + T2W_LOOK) & (T2W_RING - 1);
         // Stage i landed for every thread (after the barrier); i + 1 for this one.
         ninfer_cp_async_wait<T2W_LOOK - 2>();
-        if (copies_xs && i + 1 < GL) convert(i + 1);
+        if (copies_xs && i + 1 < GL) convert(s1);
 #if T2W_WG
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); // cp.async data -> wgmma reads
 #endif
         __syncthreads(); // also: every thread is past step i - 1, whose stage group i + LOOK may take
-        fill_weights(i + T2W_LOOK);
-        fill(i + T2W_LOOK);
+        fill_weights(i + T2W_LOOK, sf);
+        fill(i + T2W_LOOK, sf);
         const uint32_t w_s = w_own + s * T2W_XW;
         const uint4 cw = wgr_lds_u4(w_s + 16 * lane);
         const unsigned int sc = wgr_lds_u32(w_s + 512 + 4 * g);
@@ -318,8 +319,16 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
         t2w_mma_group(d, a, ring + s * T2W_XQ, g, q);
         t2w_rescale(acc, d, sc, ring + T2W_XF0 + s * T2W_XF, q);
     };
-#pragma unroll 2
-    for (int i = 0; i < GL; ++i) step(i);
+    // Whole rounds of the ring unrolled, so every stage index is a constant; then the last
+    // groups (i is a multiple of RING, so their stages are 0, 1, ...).
+    int i = 0;
+    for (; i + T2W_RING <= GL; i += T2W_RING) {
+#pragma unroll
+        for (int u = 0; u < T2W_RING; ++u) step(i + u, u);
+    }
+#pragma unroll
+    for (int u = 0; u < T2W_RING - 1; ++u)
+        if (i + u < GL) step(i + u, u);
 
     NINFER_PDL_TRIGGER(); // the next kernel may be scheduled (it waits for this one)
 
