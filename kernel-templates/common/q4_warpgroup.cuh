@@ -310,10 +310,9 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
         });
         q4_scale_into<Q4_CT>(acc, d, sc);
     };
-    int i = 0;
-#if Q4_CT <= 4
     // Whole rounds of the ring unrolled, so every stage index is a constant; then the last
     // groups (i is a multiple of stages, so their stages are 0, 1, ...).
+    int i = 0;
     for (; i + Q4_ST <= ng; i += Q4_ST) {
 #pragma unroll
         for (int u = 0; u < Q4_ST; ++u) step(i + u, u);
@@ -321,16 +320,6 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 #pragma unroll
     for (int u = 0; u < Q4_ST - 1; ++u)
         if (i + u < ng) step(i + u, u);
-#else
-    // 64 tokens: two steps per iteration, as measured. (The unrolled rounds spilled at the
-    // 4-CTA bound in call 4's version of this kernel; this one fits them in 128 registers,
-    // which was not measured.)
-    for (; i + 1 < ng; i += 2) {
-        step(i, i & (Q4_ST - 1));
-        step(i + 1, (i + 1) & (Q4_ST - 1));
-    }
-    if (i < ng) step(i, i & (Q4_ST - 1));
-#endif
 #if !Q4_WG
     q4_cp_async_wait<0>();
 #endif
