@@ -223,15 +223,30 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
         asm volatile("prefetch.tensormap [%0];\n" ::"l"(&x_map) : "memory");
     }
     __syncthreads();
+    // The copies' thread is warp 0's elected lane, behind a branch that ptxas takes as
+    // warp-uniform (the warp index through a shuffle): warps 1-3 jump over the copy block
+    // instead of issuing it predicated off.
+    const int warp_u = __shfl_sync(0xffffffffu, warp, 0);
+    auto elected = []() {
+        unsigned int is;
+        asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 %0, 1, 0, p; }\n" : "=r"(is));
+        return is != 0;
+    };
     auto fill_weights = [&](int j, int s) {
-        if (tid == 0 && j < ng) {
-            q4w_mbar_expect(full + 8 * s, Q4_WB + Q4_XB); // the tensor copy's whole box
-            q4w_bulk(ring + Q4_W0 + s * Q4_WB, wsrc + (size_t)j * 2048, 2048, full + 8 * s);
-            q4w_bulk(ring + Q4_W0 + s * Q4_WB + 2048, ssrc + (size_t)j * 128, 128, full + 8 * s);
+        if (warp_u == 0 && j < ng) {
+            if (elected()) {
+                q4w_mbar_expect(full + 8 * s, Q4_WB + Q4_XB); // the tensor copy's whole box
+                q4w_bulk(ring + Q4_W0 + s * Q4_WB, wsrc + (size_t)j * 2048, 2048, full + 8 * s);
+                q4w_bulk(ring + Q4_W0 + s * Q4_WB + 2048, ssrc + (size_t)j * 128, 128, full + 8 * s);
+            }
+            __syncwarp();
         }
     };
     auto fill_x = [&](int j, int s) {
-        if (tid == 0 && j < ng) q4w_tma_2d(ring + s * Q4_XB, &x_map, (g0 + j) * 64, full + 8 * s);
+        if (warp_u == 0 && j < ng) {
+            if (elected()) q4w_tma_2d(ring + s * Q4_XB, &x_map, (g0 + j) * 64, full + 8 * s);
+            __syncwarp();
+        }
     };
 #else
     // cp.async by every thread: 16 bytes of each group's codes, threads 0..7 16 bytes of
