@@ -66,38 +66,6 @@ static_assert({{ producer }} == 0 && {{ groups }} == 1 && {{ act_i8 }} == 0 && {
               "the warpgroup schedule: its own ring, BF16 activations, the workspace K-slice sum");
 
 #if Q4_WG
-__device__ __forceinline__ void q4w_mbar_init(uint32_t bar, unsigned int count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-// The issuing thread's arrival, announcing `bytes` to come from its bulk copies.
-__device__ __forceinline__ void q4w_mbar_expect(uint32_t bar, unsigned int bytes)
-{
-    asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void q4w_mbar_wait(uint32_t bar, unsigned int parity)
-{
-    unsigned int done;
-    do {
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-// `bytes` (a multiple of 16) from global src to shared dst, counted on bar.
-__device__ __forceinline__ void q4w_bulk(uint32_t dst, const void* src, int bytes, uint32_t bar)
-{
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
-                 ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
-}
-// The box of `map` at (k0, row 0) to shared dst (1024-byte aligned), counted on bar: the
-// whole box's bytes, rows past the matrix zero-filled.
-__device__ __forceinline__ void q4w_tma_2d(uint32_t dst, const void* map, int k0, uint32_t bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, { %2, %3 }], [%4];\n"
-                 ::"r"(dst), "l"(map), "r"(k0), "r"(0), "r"(bar) : "memory");
-}
 // Registers through an empty volatile asm: computed before the fence (the A operands), or
 // read after the wait (the sums); otherwise the compiler moves them across and ptxas
 // waits for the MMAs in between or serializes them.
@@ -171,18 +139,13 @@ __device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int
 #endif
 }
 
-// CUtensorMap (cuda.h, which NVRTC does not see): 128 opaque bytes, 64-byte aligned.
-struct __align__(64) q4w_tensor_map {
-    unsigned long long opaque[16];
-};
-
 extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }}(const uint4* __restrict__ w_codes,
                                                                                 const unsigned int* __restrict__ w_scales,
                                                                                 const void* __restrict__ x_in,
                                                                                 const float2* __restrict__ x_aux,
                                                                                 __nv_bfloat16* residual, float* ws,
                                                                                 unsigned int* counters, int n, int k, int t,
-                                                                                const __grid_constant__ q4w_tensor_map x_map)
+                                                                                const __grid_constant__ wgr_tensor_map x_map)
 {
     extern __shared__ __align__(16) unsigned char q4_smem[];
     const uint32_t ring = (wgr_smem_u32(q4_smem) + 1023u) & ~1023u; // shared address, 1024-aligned
@@ -218,7 +181,7 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     const uint32_t full = ring + Q4_W0 + Q4_ST * Q4_WB;
     if (tid == 0) {
 #pragma unroll
-        for (int st = 0; st < Q4_ST; ++st) q4w_mbar_init(full + 8 * st, 1);
+        for (int st = 0; st < Q4_ST; ++st) wgr_mbar_init(full + 8 * st, 1);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("prefetch.tensormap [%0];\n" ::"l"(&x_map) : "memory");
     }
@@ -227,24 +190,19 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     // warp-uniform (the warp index through a shuffle): warps 1-3 jump over the copy block
     // instead of issuing it predicated off.
     const int warp_u = __shfl_sync(0xffffffffu, warp, 0);
-    auto elected = []() {
-        unsigned int is;
-        asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 %0, 1, 0, p; }\n" : "=r"(is));
-        return is != 0;
-    };
     auto fill_weights = [&](int j, int s) {
         if (warp_u == 0 && j < ng) {
-            if (elected()) {
-                q4w_mbar_expect(full + 8 * s, Q4_WB + Q4_XB); // the tensor copy's whole box
-                q4w_bulk(ring + Q4_W0 + s * Q4_WB, wsrc + (size_t)j * 2048, 2048, full + 8 * s);
-                q4w_bulk(ring + Q4_W0 + s * Q4_WB + 2048, ssrc + (size_t)j * 128, 128, full + 8 * s);
+            if (wgr_elect_one()) {
+                wgr_mbar_expect(full + 8 * s, Q4_WB + Q4_XB); // the tensor copy's whole box
+                wgr_bulk(ring + Q4_W0 + s * Q4_WB, wsrc + (size_t)j * 2048, 2048, full + 8 * s);
+                wgr_bulk(ring + Q4_W0 + s * Q4_WB + 2048, ssrc + (size_t)j * 128, 128, full + 8 * s);
             }
             __syncwarp();
         }
     };
     auto fill_x = [&](int j, int s) {
         if (warp_u == 0 && j < ng) {
-            if (elected()) q4w_tma_2d(ring + s * Q4_XB, &x_map, (g0 + j) * 64, full + 8 * s);
+            if (wgr_elect_one()) wgr_tma_2d(ring + s * Q4_XB, &x_map, (g0 + j) * 64, full + 8 * s);
             __syncwarp();
         }
     };
@@ -294,7 +252,7 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     auto step = [&](const int i, const int s) {
         const int sf = (s + LOOK) & (Q4_ST - 1); // the stage group i + LOOK takes: group i - 1's
 #if Q4_WG
-        q4w_mbar_wait(full + 8 * s, (i / Q4_ST) & 1); // group i landed
+        wgr_mbar_wait(full + 8 * s, (i / Q4_ST) & 1); // group i landed
 #else
         q4_cp_async_wait<LOOK - 1>(); // this thread's copies of group i have landed
         __syncthreads(); // everyone's have; and every warp is past group i - 1, whose stage i + LOOK takes

@@ -9,8 +9,14 @@
 // who multiplies:
 //   - each warpgroup (4 warps, 64 rows: one wgmma M tile) sums its rows over all of the
 //     CTA's K range; one ring in shared memory, one stage per 128-wide group, `stages`
-//     groups ahead (cp.async), carries the CTA's activations (shared by its warpgroups)
-//     and each warp's weights (so that no register holds a load in flight);
+//     groups ahead, carries the CTA's activations (shared by its warpgroups) and each
+//     warp's weights (so that no register holds a load in flight);
+//   - on sm_90a warp 0's elected lane lands a group's activation codes with one tensor copy
+//     (TMA, `x_map`: the copy engine writes wgmma's 128-byte swizzle and zero-fills the
+//     rows past the launch's tokens; async proxy, so wgmma reads them without a proxy
+//     fence), counted on the stage's `full` mbarrier; elsewhere every thread copies its
+//     share with cp.async. The weights and the activation scales, which plain loads read,
+//     come by every lane's cp.async everywhere;
 //   - on sm_90a (compute_90a PTX) the chunk sums are wgmma m64n<8 x column_tiles>k32 with
 //     the decoded weights as the register A operand and the ring stage as B, waited for
 //     before their rescale (other warpgroups on the SM hide the wait); elsewhere each warp
@@ -18,10 +24,12 @@
 //   - B must hold, at wgmma's k position (k-step s, k), the activation byte that the pair
 //     codes put there for mma.sync lanes (docs/formats.md: lane q's 16-byte block of a
 //     chunk holds its two k-steps' k = 4q.., 16 + 4q..): the kernel reads the activation
-//     codes from quant_act_i8_wg's copy in that order (`xqw`, launch.rs passes it as xq)
-//     and copies them 16 bytes at a time into wgmma's K-major 128-byte-swizzled layout.
+//     codes from quant_act_i8_wg's copy in that order (`xqw`, launch.rs passes it as xq,
+//     and its tensor map as x_map).
 // Launch: grid (n / (16 * k_warps), k_split), block 32 * k_warps, dynamic shared memory
-// T2W_SMEM (catalog.toml's shared_bytes: the ring, 1024-byte aligned inside).
+// T2W_SMEM (catalog.toml's shared_bytes: the ring, 1024-byte aligned inside, and 128 bytes
+// of mbarriers); a last parameter x_map, the tensor map of the launch's xqw rows in boxes
+// of 128 codes x T2W_N rows with the 128-byte swizzle (launch.rs).
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 {% include "common/types.cuh" %}
@@ -60,7 +68,8 @@
 #define T2W_XF0 (T2W_RING * T2W_XQ)
 #define T2W_XR0 (T2W_XF0 + T2W_RING * T2W_XF)
 #define T2W_XW0 (T2W_XR0 + T2W_RING * T2W_XR)
-#define T2W_SMEM (1024 + T2W_XW0 + T2W_RING * T2W_XW)
+#define T2W_BAR0 (T2W_XW0 + T2W_RING * T2W_XW) /* full[stage]: 8 bytes each */
+#define T2W_SMEM (1024 + T2W_BAR0 + 128)
 // Resident CTAs per SM the registers must allow: with wgmma 5 of one warpgroup (96
 // registers; with a 3-stage ring of 28 KiB five fit in shared memory too), 2 of two
 // (call 9: 3-5 % faster than 4 CTAs with 115 registers and a ring of 8 stages, T = 20-32);
@@ -193,7 +202,8 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
                                                                                   __nv_bfloat16* __restrict__ y,
                                                                                   int n, int k, int t,
                                                                                   float* __restrict__ ws,
-                                                                                  unsigned int* __restrict__ cnt)
+                                                                                  unsigned int* __restrict__ cnt,
+                                                                                  const __grid_constant__ wgr_tensor_map x_map)
 {
     extern __shared__ __align__(16) unsigned char t2w_dyn[];
     const uint32_t ring = (wgr_smem_u32(t2w_dyn) + 1023u) & ~1023u; // shared address, 1024-aligned
@@ -212,6 +222,20 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
     const __half* sq = (const __half*)wgr_opaque((size_t)(w_scales + (tile * G + gb) * 16 + 8 * (lane & 1))); // lanes 0, 1
     const uint32_t w_own = wgr_opaque(ring + T2W_XW0 + warp * 544);          // + stage * XW
 
+#if T2W_WG
+    // full[s]: stage s's activation codes landed (the tensor copy, its bytes counted).
+    const uint32_t full = ring + T2W_BAR0;
+    if (tid == 0) {
+#pragma unroll
+        for (int st = 0; st < T2W_RING; ++st) wgr_mbar_init(full + 8 * st, 1);
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(&x_map) : "memory");
+    }
+    __syncthreads();
+    // The warp index through a shuffle, which ptxas takes as warp-uniform: warps 1-3 jump
+    // over the copy block instead of issuing it predicated off.
+    const int warp_u = __shfl_sync(0xffffffffu, warp, 0);
+#else
     // Ring copies: 16-byte chunk c of token row r (xq here is quant_act_i8_wg's `xqw`, whose
     // 128-byte groups are already in wgmma's k order) lands on chunk c ^ (r & 7) of the
     // stage's row r. Thread tid takes chunks idx = tid + m * THREADS (r = idx / 8, c = idx %
@@ -230,6 +254,7 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
         src_row[m] = (const int8_t*)wgr_opaque((size_t)(xq + (size_t)(copies[m] ? r : 0) * k + (size_t)gb * 128 + 16 * c));
         dst_off[m] = wgr_opaque(ring + wgr_swz(r, 16 * c));
     }
+#endif
     // the token whose scales it copies and converts
     const int copies_xs = wgr_opaque((int)(tid < T2W_N && tid < t));
     const __half* xs_src = (const __half*)wgr_opaque((size_t)(xs + (size_t)(copies_xs ? tid : 0) * ch + 2 * gb));
@@ -246,9 +271,19 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
     // Group j's activations into its stage st (the weights: fill_weights), committed.
     auto fill = [&](int j, int st) {
         if (j < GL) {
+#if T2W_WG
+            if (warp_u == 0) {
+                if (wgr_elect_one()) {
+                    wgr_mbar_expect(full + 8 * st, T2W_XQ); // the tensor copy's whole box
+                    wgr_tma_2d(ring + st * T2W_XQ, &x_map, (gb + j) * 128, full + 8 * st);
+                }
+                __syncwarp();
+            }
+#else
 #pragma unroll
             for (int m = 0; m < PER_THREAD; ++m)
                 if (copies[m]) wgr_cp16(dst_off[m] + st * T2W_XQ, src_row[m] + (size_t)j * 128);
+#endif
             if (copies_xs) t2w_cp4(xr_own + st * T2W_XR, xs_src + 2 * j);
         }
         ninfer_cp_async_commit(); // always: every thread counts the same groups
@@ -298,9 +333,6 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
         // Stage i landed for every thread (after the barrier); i + 1 for this one.
         ninfer_cp_async_wait<T2W_LOOK - 2>();
         if (copies_xs && i + 1 < GL) convert(s1);
-#if T2W_WG
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); // cp.async data -> wgmma reads
-#endif
         __syncthreads(); // also: every thread is past step i - 1, whose stage group i + LOOK may take
         fill_weights(i + T2W_LOOK, sf);
         fill(i + T2W_LOOK, sf);
@@ -316,6 +348,10 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
         prefetch(i + T2W_L2PF);
 #endif
         int d[2][T2W_D];
+#if T2W_WG
+        // group i's codes landed (its stage's (i / RING)-th phase); no MMA is in flight here
+        wgr_mbar_wait(full + 8 * s, (i / T2W_RING) & 1);
+#endif
         t2w_mma_group(d, a, ring + s * T2W_XQ, g, q);
         t2w_rescale(acc, d, sc, ring + T2W_XF0 + s * T2W_XF, q);
     };

@@ -1,7 +1,8 @@
 // common/warpgroup_ring.cuh: shared-memory and wgmma helpers of the warpgroup schedules
 // (common/t2_warpgroup.cuh, common/q4_warpgroup.cuh): 32-bit shared addresses computed once
 // (generic pointers cost a window conversion at every access), the 128-byte swizzle of a
-// K-major wgmma operand, and the wgmma fence, commit and wait.
+// K-major wgmma operand, the ring's mbarriers and bulk and tensor (TMA) copies, and the
+// wgmma fence, commit and wait.
 // NOTE: this file is rendered through tera: never write "{" directly followed by "%", "{" or "#".
 #ifndef NINFER_COMMON_WARPGROUP_RING_CUH
 #define NINFER_COMMON_WARPGROUP_RING_CUH
@@ -44,7 +45,57 @@ __device__ __forceinline__ int wgr_swz(int r, int b)
     return (r >> 3) * 1024 + (r & 7) * 128 + ((((b >> 4) ^ r) & 7) << 4) + (b & 15);
 }
 
+// CUtensorMap (cuda.h, which NVRTC does not see): 128 opaque bytes, 64-byte aligned.
+struct __align__(64) wgr_tensor_map {
+    unsigned long long opaque[16];
+};
+
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// The rings' mbarriers, by 32-bit shared address (sm_90: bulk and tensor copies count
+// their bytes on them; common/mbarrier.cuh has the generic-pointer ones of the producer
+// rings).
+__device__ __forceinline__ void wgr_mbar_init(uint32_t bar, unsigned int count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// The issuing thread's arrival, announcing `bytes` to come from its bulk copies.
+__device__ __forceinline__ void wgr_mbar_expect(uint32_t bar, unsigned int bytes)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void wgr_mbar_wait(uint32_t bar, unsigned int parity)
+{
+    unsigned int done;
+    do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+// `bytes` (a multiple of 16) from global src to shared dst, counted on bar.
+__device__ __forceinline__ void wgr_bulk(uint32_t dst, const void* src, int bytes, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
+}
+// The box of `map` at (k0, row 0) to shared dst (1024-byte aligned), counted on bar: the
+// whole box's bytes, rows past the matrix zero-filled.
+__device__ __forceinline__ void wgr_tma_2d(uint32_t dst, const void* map, int k0, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, { %2, %3 }], [%4];\n"
+                 ::"r"(dst), "l"(map), "r"(k0), "r"(0), "r"(bar) : "memory");
+}
+
+// Whether this lane is the one `elect.sync` picks in the (converged) warp: a single issuer
+// that ptxas does not wrap in an ELECT loop.
+__device__ __forceinline__ bool wgr_elect_one()
+{
+    unsigned int is;
+    asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 %0, 1, 0, p; }\n" : "=r"(is));
+    return is != 0;
+}
+
 __device__ __forceinline__ void wgr_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgr_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void wgr_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }

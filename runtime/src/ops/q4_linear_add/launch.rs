@@ -10,7 +10,7 @@ use half::{bf16, f16};
 use super::pack::{PackedQ4, GROUP, TILE_ROWS};
 use crate::catalog::{self, Family, Variant, VARIANTS};
 use crate::gpu::launch::{even_share_smem, first_kernel_smem, launch, KernelArgs, LaunchOrder};
-use crate::gpu::tensor_map::Bf16Tiles;
+use crate::gpu::tensor_map::{takes_x_tensor_map, SwizzledTiles, TileElem};
 use crate::gpu::Gpu;
 use crate::profile::overrides;
 
@@ -110,17 +110,12 @@ pub fn runs_as(chosen: &'static Variant, width: u32) -> &'static Variant {
     }
 }
 
-/// Whether `variant` takes x's tensor map as its last parameter (`x_tensor_map`: the
-/// warpgroup schedules, which land the token rows with TMA copies).
-pub fn takes_x_tensor_map(variant: &Variant) -> bool {
-    variant.launch.extra("x_tensor_map") == Some(1)
-}
-
 /// The tiling of x rows `first..first+width` (`k` BF16 values each) that the warpgroup
 /// schedules copy: a 64-wide group of every token row the launch serves per box
 /// (`max_width` rows; rows past `width` land as zeros).
-pub fn x_tiles(variant: &Variant, k: usize, width: usize) -> Bf16Tiles {
-    Bf16Tiles {
+pub fn x_tiles(variant: &Variant, k: usize, width: usize) -> SwizzledTiles {
+    SwizzledTiles {
+        elem: TileElem::Bf16,
         rows: width,
         cols: k,
         box_rows: variant.launch.max_width as usize,

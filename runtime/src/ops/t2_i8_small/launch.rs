@@ -4,12 +4,13 @@
 //! how a width is mapped to a variant (`choose`).
 
 use anyhow::{bail, ensure, Context as _};
-use cudarc::driver::{CudaSlice, LaunchConfig};
+use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig};
 use half::{bf16, f16};
 
 use super::pack::PackedTernary;
 use crate::catalog::{self, Variant};
 use crate::gpu::launch::{even_share_smem, launch, KernelArgs, LaunchOrder};
+use crate::gpu::tensor_map::{takes_x_tensor_map, SwizzledTiles, TileElem};
 use crate::gpu::Gpu;
 
 /// K elements per activation scale.
@@ -229,7 +230,27 @@ pub fn project(
         // Written by the kernel; ordered by the stream (see `DeviceWeights`).
         .buffer(gpu, &w.workspace)
         .buffer(gpu, &w.counters);
+    if takes_x_tensor_map(variant) {
+        let (base, _sync) = xq.device_ptr(&gpu.stream);
+        let map = xq_tiles(variant, k, width)
+            .encode(base)
+            .with_context(|| format!("{}: the activation codes' tensor map", variant.name))?;
+        args.tensor_map(map);
+    }
     unsafe { launch(gpu, f, cfg, &mut args, pdl, variant.name) }
+}
+
+/// The tiling of the launch's activation code rows (`k` int8 codes each, `xqw`) that the
+/// warpgroup schedules copy: one 128-wide group of every token row the launch serves per
+/// box (`max_width` rows; rows past `width` land as zeros).
+pub fn xq_tiles(variant: &Variant, k: usize, width: usize) -> SwizzledTiles {
+    SwizzledTiles {
+        elem: TileElem::I8,
+        rows: width,
+        cols: k,
+        box_rows: variant.launch.max_width as usize,
+        box_cols: 128,
+    }
 }
 
 /// Dynamic shared memory of an `act_smem` variant: the activations of its K range
