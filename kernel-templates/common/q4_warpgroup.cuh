@@ -179,17 +179,8 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     // waits for a stage to be free: the refill follows a barrier of the four warps (in
     // `step`). (The `empty` mbarriers that once did are gone.)
     const uint32_t full = ring + Q4_W0 + Q4_ST * Q4_WB;
-    if (tid == 0) {
-#pragma unroll
-        for (int st = 0; st < Q4_ST; ++st) wgr_mbar_init(full + 8 * st, 1);
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"(&x_map) : "memory");
-    }
-    __syncthreads();
-    // The copies' thread is warp 0's elected lane, behind a branch that ptxas takes as
-    // warp-uniform (the warp index through a shuffle): warps 1-3 jump over the copy block
-    // instead of issuing it predicated off.
-    const int warp_u = __shfl_sync(0xffffffffu, warp, 0);
+    // The copies' thread is warp 0's elected lane, behind a warp-uniform branch.
+    const int warp_u = wgr_ring_start(full, Q4_ST, &x_map);
     auto fill_weights = [&](int j, int s) {
         if (warp_u == 0 && j < ng) {
             if (wgr_elect_one()) {

@@ -225,16 +225,7 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
 #if T2W_WG
     // full[s]: stage s's activation codes landed (the tensor copy, its bytes counted).
     const uint32_t full = ring + T2W_BAR0;
-    if (tid == 0) {
-#pragma unroll
-        for (int st = 0; st < T2W_RING; ++st) wgr_mbar_init(full + 8 * st, 1);
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-        asm volatile("prefetch.tensormap [%0];\n" ::"l"(&x_map) : "memory");
-    }
-    __syncthreads();
-    // The warp index through a shuffle, which ptxas takes as warp-uniform: warps 1-3 jump
-    // over the copy block instead of issuing it predicated off.
-    const int warp_u = __shfl_sync(0xffffffffu, warp, 0);
+    const int warp_u = wgr_ring_start(full, T2W_RING, &x_map); // warp-uniform: warps 1-3 skip the copy block
 #else
     // Ring copies: 16-byte chunk c of token row r (xq here is quant_act_i8_wg's `xqw`, whose
     // 128-byte groups are already in wgmma's k order) lands on chunk c ^ (r & 7) of the

@@ -87,6 +87,22 @@ __device__ __forceinline__ void wgr_tma_2d(uint32_t dst, const void* map, int k0
                  ::"r"(dst), "l"(map), "r"(k0), "r"(0), "r"(bar) : "memory");
 }
 
+// The ring's `full` mbarriers (one arrival each, `stages` of them 8 bytes apart from
+// `full`) initialized by thread 0 and made visible to the async proxy, the tensor map
+// prefetched; the CTA synchronized. Returns the warp index through a shuffle, which ptxas
+// takes as warp-uniform: a copy block behind `warp == 0` then is a branch that the other
+// warps jump over instead of issuing it predicated off.
+__device__ __forceinline__ int wgr_ring_start(uint32_t full, int stages, const void* map)
+{
+    const int tid = threadIdx.x;
+    if (tid == 0) {
+        for (int st = 0; st < stages; ++st) wgr_mbar_init(full + 8 * st, 1);
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
+    }
+    __syncthreads();
+    return __shfl_sync(0xffffffffu, tid >> 5, 0);
+}
 // Whether this lane is the one `elect.sync` picks in the (converged) warp: a single issuer
 // that ptxas does not wrap in an ELECT loop.
 __device__ __forceinline__ bool wgr_elect_one()
