@@ -101,8 +101,9 @@ __device__ __forceinline__ void t2w_sts_f4(uint32_t a, float4 v)
 
 #if T2W_WG
 // Registers through an empty volatile asm: computed before the next volatile asm (the A
-// operands before the fence), or read after the previous one (the sums after the wait). Otherwise the compiler moves them across, and ptxas then waits
-// for the MMAs in between or serializes every wgmma of the kernel.
+// operands before the fence), or read after the previous one (the sums after the wait).
+// Otherwise the compiler moves them across, and ptxas then waits for the MMAs in between
+// or serializes every wgmma of the kernel.
 template <typename R, int N> __device__ __forceinline__ void t2w_pin(R (&r)[N])
 {
 #pragma unroll
