@@ -18,7 +18,8 @@
 //     the group's 64 values of every token row the launch serves (K-major, 128-byte
 //     swizzle: the B operand as wgmma reads it; the weights' nibble order puts each weight
 //     at the k its fragment names, so B is x in natural k order, docs/formats.md);
-//   - on sm_90a one thread copies a group with two bulk copies and one tensor copy (TMA,
+//   - on sm_90a one thread (warp 0's elected lane, behind a warp-uniform branch that warps
+//     1-3 jump over) copies a group with two bulk copies and one tensor copy (TMA,
 //     `x_map`: the copy engine swizzles the rows and fills those past the launch's tokens
 //     with zeros; async proxy, so wgmma reads them without a proxy fence), counted on the
 //     stage's `full` mbarrier. It refills group i - 1's stage while group i's MMAs run,
