@@ -334,7 +334,8 @@ mod tests {
             let p = |name: &str| v.param(name).unwrap() as u32;
             let want = if p("wgmma") == 1 {
                 let ring = (p("stages") + 1).next_power_of_two().max(4);
-                1024 + ring * (8 * p("column_tiles") * (128 + 16 + 4) + p("k_warps") * 544)
+                // alignment, the ring, 128 bytes of `full` mbarriers (T2W_SMEM)
+                1024 + ring * (8 * p("column_tiles") * (128 + 16 + 4) + p("k_warps") * 544) + 128
             } else if p("row_bands") == 1 {
                 (p("stages") + 1) * 8 * p("column_tiles") * (192 + 4)
             } else {
