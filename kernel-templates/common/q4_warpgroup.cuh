@@ -183,20 +183,15 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     // The copies' thread is warp 0's elected lane, behind a warp-uniform branch.
     const int warp_u = wgr_ring_start(full, Q4_ST, &x_map);
     auto fill_weights = [&](int j, int s) {
-        if (warp_u == 0 && j < ng) {
-            if (wgr_elect_one()) {
+        if (j < ng)
+            wgr_by_warp0_lane(warp_u, [&]() {
                 wgr_mbar_expect(full + 8 * s, Q4_WB + Q4_XB); // the tensor copy's whole box
                 wgr_bulk(ring + Q4_W0 + s * Q4_WB, wsrc + (size_t)j * 2048, 2048, full + 8 * s);
                 wgr_bulk(ring + Q4_W0 + s * Q4_WB + 2048, ssrc + (size_t)j * 128, 128, full + 8 * s);
-            }
-            __syncwarp();
-        }
+            });
     };
     auto fill_x = [&](int j, int s) {
-        if (warp_u == 0 && j < ng) {
-            if (wgr_elect_one()) wgr_tma_2d(ring + s * Q4_XB, &x_map, (g0 + j) * 64, full + 8 * s);
-            __syncwarp();
-        }
+        if (j < ng) wgr_by_warp0_lane(warp_u, [&]() { wgr_tma_2d(ring + s * Q4_XB, &x_map, (g0 + j) * 64, full + 8 * s); });
     };
 #else
     // cp.async by every thread: 16 bytes of each group's codes, threads 0..7 16 bytes of

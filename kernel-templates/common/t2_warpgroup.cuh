@@ -264,13 +264,10 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
     auto fill = [&](int j, int st) {
         if (j < GL) {
 #if T2W_WG
-            if (warp_u == 0) {
-                if (wgr_elect_one()) {
-                    wgr_mbar_expect(full + 8 * st, T2W_XQ); // the tensor copy's whole box
-                    wgr_tma_2d(ring + st * T2W_XQ, &x_map, (gb + j) * 128, full + 8 * st);
-                }
-                __syncwarp();
-            }
+            wgr_by_warp0_lane(warp_u, [&]() {
+                wgr_mbar_expect(full + 8 * st, T2W_XQ); // the tensor copy's whole box
+                wgr_tma_2d(ring + st * T2W_XQ, &x_map, (gb + j) * 128, full + 8 * st);
+            });
 #else
 #pragma unroll
             for (int m = 0; m < PER_THREAD; ++m)

@@ -111,6 +111,15 @@ __device__ __forceinline__ bool wgr_elect_one()
     asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 %0, 1, 0, p; }\n" : "=r"(is));
     return is != 0;
 }
+// f() by one lane of warp 0 (warp_u: wgr_ring_start's warp-uniform warp index): the
+// other warps branch around it, and warp 0 reconverges after it.
+template <typename F> __device__ __forceinline__ void wgr_by_warp0_lane(int warp_u, F f)
+{
+    if (warp_u == 0) {
+        if (wgr_elect_one()) f();
+        __syncwarp();
+    }
+}
 
 __device__ __forceinline__ void wgr_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgr_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
