@@ -144,43 +144,54 @@ __device__ __forceinline__ void q4_group(float (&acc)[CT][4], const uint4& w, un
     q4_scale_into(acc, d, sc);
 }
 
-// d += A(16x32 u8, row) * B(32x8 s8, col), exact int32 sums.
-__device__ __forceinline__ void q4_mma_u8s8(int (&d)[4], const unsigned int (&a)[4], unsigned int b0, unsigned int b1)
+// d += A(16x32 s8, row) * B(32x8 s8, col), exact int32 sums.
+__device__ __forceinline__ void q4_mma_s8s8(int (&d)[4], const unsigned int (&a)[4], unsigned int b0, unsigned int b1)
 {
-    asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 { %0, %1, %2, %3 }, { %4, %5, %6, %7 }, { %8, %9 }, "
+    asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 { %0, %1, %2, %3 }, { %4, %5, %6, %7 }, { %8, %9 }, "
         "{ %0, %1, %2, %3 };"
         : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 // One 64-wide K group of one 16-row tile with int8 activations (act_i8 = 1): word s of the
-// lane's 16 weight bytes gives, masked, row gq's four codes u (bytes at k 16s + 2q +
-// {0, 8, 1, 9}: nibbles 0, 2, 4, 6) and, shifted by 4, row gq + 8's (nibbles 1, 3, 5, 7):
-// the A registers of m16n8k32 k-step s / 2 (a0, a1 from word 2t, a2, a3 from word 2t + 1).
+// lane's 16 weight bytes gives row gq's four codes (bytes at k 16s + 2q + {0, 8, 1, 9}:
+// nibbles 0, 2, 4, 6) and row gq + 8's (nibbles 1, 3, 5, 7): the A registers of m16n8k32
+// k-step s / 2 (a0, a1 from word 2t, a2, a3 from word 2t + 1). A nibble u = code + 8 moved
+// to the top of its byte and its top bit flipped is the signed byte 16 * code, so one
+// LOP3 (and a shift for the low nibbles) decodes four codes with no offset to correct:
+// the sums come out 16x, which Q4_A8_UNSCALE takes back once after the loop (a power of
+// two: fmaf rounds 16x the same way, so the bits are those of the unscaled sums).
 // v[c]: the lane's token row (its 16 codes at byte 16q of the group, which quant_act_i8_q4
-// stores in that same order); u0[c], u1[c]: (x scale, -8 * sum of codes) of its C-fragment
-// tokens.
-// Per column tile two MMAs, then acc += (d - 8 * sum(xq)) * w_scale * x_scale (d and the
-// correction are integers below 2^24: exact in f32).
+// stores in that same order); u0[c].x, u1[c].x: the x scales of its C-fragment tokens
+// (.y, -8 * sum of codes, is the offset correction no longer needed).
+// Per column tile two MMAs from zero, then acc += 16 d * w_scale * x_scale (16 d is an
+// integer below 2^24: exact in f32).
+// hi: Q4_I8_HI_NIBBLES() (a LOP3 takes one immediate, so the mask must sit in a register).
 template <int CT>
 __device__ __forceinline__ void q4_group_i8(float (&acc)[CT][4], const uint4& w, unsigned int sc, const uint4 (&v)[CT],
-                                            const float2 (&u0)[CT], const float2 (&u1)[CT])
+                                            const float2 (&u0)[CT], const float2 (&u1)[CT], unsigned int hi)
 {
-    constexpr unsigned int m = 0x0f0f0f0fu;
-    const unsigned int a0[4] = {w.x & m, (w.x >> 4) & m, w.y & m, (w.y >> 4) & m};
-    const unsigned int a1[4] = {w.z & m, (w.z >> 4) & m, w.w & m, (w.w >> 4) & m};
+    constexpr unsigned int flip = 0x80808080u;
+    const unsigned int a0[4] = {((w.x << 4) & hi) ^ flip, (w.x & hi) ^ flip, ((w.y << 4) & hi) ^ flip, (w.y & hi) ^ flip};
+    const unsigned int a1[4] = {((w.z << 4) & hi) ^ flip, (w.z & hi) ^ flip, ((w.w << 4) & hi) ^ flip, (w.w & hi) ^ flip};
     const float s0 = q4_half_lo(sc), s8 = q4_half_hi(sc);
 #pragma unroll
     for (int c = 0; c < CT; ++c) {
         int d[4] = {0, 0, 0, 0};
-        q4_mma_u8s8(d, a0, v[c].x, v[c].y);
-        q4_mma_u8s8(d, a1, v[c].z, v[c].w);
-        acc[c][0] = fmaf((float)d[0] + u0[c].y, s0 * u0[c].x, acc[c][0]);
-        acc[c][1] = fmaf((float)d[1] + u1[c].y, s0 * u1[c].x, acc[c][1]);
-        acc[c][2] = fmaf((float)d[2] + u0[c].y, s8 * u0[c].x, acc[c][2]);
-        acc[c][3] = fmaf((float)d[3] + u1[c].y, s8 * u1[c].x, acc[c][3]);
+        q4_mma_s8s8(d, a0, v[c].x, v[c].y);
+        q4_mma_s8s8(d, a1, v[c].z, v[c].w);
+        acc[c][0] = fmaf(__int2float_rn(d[0]), s0 * u0[c].x, acc[c][0]);
+        acc[c][1] = fmaf(__int2float_rn(d[1]), s0 * u1[c].x, acc[c][1]);
+        acc[c][2] = fmaf(__int2float_rn(d[2]), s8 * u0[c].x, acc[c][2]);
+        acc[c][3] = fmaf(__int2float_rn(d[3]), s8 * u1[c].x, acc[c][3]);
     }
 }
+
+// What q4_group_i8's sums carry: 16x (its decoded codes).
+#define Q4_A8_UNSCALE 0.0625f
+// q4_group_i8's nibble mask, through a shuffle so that ptxas keeps it in a register
+// instead of folding it into a second LOP3 per word.
+#define Q4_I8_HI_NIBBLES() __shfl_sync(0xffffffffu, 0xf0f0f0f0u, 0)
 
 // Asynchronous global -> shared copies (sm_80+): 16 bytes through L2 only, with
 // src_bytes < 16 zero-filling the rest (0: nothing is read); 4 bytes through L1.
