@@ -44,7 +44,15 @@
 #define Q4_ST {{ stages }}
 #define Q4_N (Q4_CT * 8)   /* tokens per launch at most: the MMA's N */
 #define Q4_THREADS (Q4_W * 32)
-#define Q4_CL 0
+// cluster = 1 (sm_90 PTX): the k_split CTAs of a band are one cluster and sum their slices
+// through distributed shared memory (the template's epilogue, as the producer rings do);
+// the receiving buffer is the ring's start, free once the main loop is done.
+#define Q4_CL ({{ cluster }} && NINFER_CLUSTER && Q4_KS > 1)
+#if Q4_CL
+#define Q4_CLUSTER_DIMS __cluster_dims__(1, Q4_KS, 1)
+#else
+#define Q4_CLUSTER_DIMS
+#endif
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define Q4_WG 1
 #else
@@ -63,8 +71,8 @@
 static_assert(Q4_W == 4, "one warpgroup: a 64-row band");
 static_assert(Q4_ST >= 4 && Q4_ST <= 8 && (Q4_ST & (Q4_ST - 1)) == 0, "stages: 4 or 8 (128 bytes of mbarriers)");
 static_assert(Q4_CT == 1 || Q4_CT == 2 || Q4_CT == 4 || Q4_CT == 8, "wgmma N = 8 .. 64");
-static_assert({{ producer }} == 0 && {{ groups }} == 1 && {{ act_i8 }} == 0 && {{ cluster }} == 0,
-              "the warpgroup schedule: its own ring, BF16 activations, the workspace K-slice sum");
+static_assert({{ producer }} == 0 && {{ groups }} == 1 && {{ act_i8 }} == 0,
+              "the warpgroup schedule: its own ring, BF16 activations");
 
 #if Q4_WG
 // Registers through an empty volatile asm: computed before the fence (the A operands), or
@@ -140,7 +148,7 @@ __device__ __forceinline__ void q4w_mma_group(float (&d)[Q4_CT][4], unsigned int
 #endif
 }
 
-extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }}(const uint4* __restrict__ w_codes,
+extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) Q4_CLUSTER_DIMS {{ entry }}(const uint4* __restrict__ w_codes,
                                                                                 const unsigned int* __restrict__ w_scales,
                                                                                 const void* __restrict__ x_in,
                                                                                 const float2* __restrict__ x_aux,
@@ -174,6 +182,18 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
     const unsigned char* wsrc = (const unsigned char*)w_codes + ((size_t)band * G + g0) * 2048;
     const unsigned char* ssrc = (const unsigned char*)w_scales + ((size_t)band * G + g0) * 128;
     constexpr int LOOK = Q4_ST - 1; // groups in flight
+#if Q4_CL
+    // The K-slice sum's mbarrier (this CTA's share landed), after the stages' ones in the
+    // 128 bytes past the ring; its init is fenced for the cluster before any CTA pushes
+    // (the first cluster barrier comes after the main loop).
+    static_assert(8 * Q4_ST + 8 <= 128, "the 128 bytes past the ring hold the mbarriers");
+    unsigned long long* red_bar =
+        reinterpret_cast<unsigned long long*>(q4_smem + (ring + Q4_W0 + Q4_ST * Q4_WB + 8 * Q4_ST - wgr_smem_u32(q4_smem)));
+    if (tid == 0) {
+        mbar_init(red_bar, 1); // thread 0's arrival with the share's bytes; the pushes count them
+        mbar_fence_init_cluster();
+    }
+#endif
 #if Q4_WG
     // Bulk and tensor copies (async proxy: wgmma reads them without a proxy fence), one
     // thread issues a group's three; full[s]: stage s landed (its bytes counted). Nothing
@@ -283,4 +303,6 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) {{ entry }
 #if !Q4_WG
     q4_cp_async_wait<0>();
 #endif
+// the K-slice sum's receiving buffer (cluster = 1): the ring's start
+#define Q4_RECV (q4_smem + (ring - wgr_smem_u32(q4_smem)))
 #define Q4_TILE_BARRIER() __syncthreads()
