@@ -37,6 +37,8 @@
 {% include "common/pdl.cuh" %}
 {% include "common/l2_prefetch.cuh" %}
 {% include "common/warpgroup_ring.cuh" %}
+{% include "common/mbarrier.cuh" %}
+{% include "common/cluster.cuh" %}
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define T2W_WG 1
@@ -52,6 +54,15 @@
 // the stage of group i - 1 or older, which every thread is done with after step i's barrier).
 #define T2W_RING (T2W_LOOK < 4 ? 4 : T2W_LOOK < 8 ? 8 : 16)
 #define T2W_KS {{ k_split }}
+// cluster = 1 (sm_90 PTX): the k_split CTAs of a row tile are one cluster and sum their
+// slices through distributed shared memory (as q4_linear_add's schedules do) instead of
+// the workspace handshake; the receiving buffer is the ring's start, free after the loop.
+#define T2W_CL ({{ cluster }} && NINFER_CLUSTER && T2W_KS > 1)
+#if T2W_CL
+#define T2W_CLUSTER_DIMS __cluster_dims__(1, T2W_KS, 1)
+#else
+#define T2W_CLUSTER_DIMS
+#endif
 #define T2W_L2PF {{ l2_prefetch }}
 #define T2W_THREADS (T2W_WARPS * 32)
 #define T2W_ROWS (T2W_WARPS * 16)
@@ -80,7 +91,7 @@ static_assert(T2W_LOOK >= 2, "group i + 1 has landed when group i is consumed");
 static_assert(T2W_LOOK < 16, "catalog.toml shared_bytes: the ring is the power of two above LOOK");
 static_assert(T2W_CT == 1 || T2W_CT == 2 || T2W_CT == 4, "wgmma N = 8, 16, 32");
 static_assert({{ tiles_per_warp }} == 1 && {{ words }} == 1 && {{ act_prefetch }} == 0 && {{ act_smem }} == 0 &&
-                  {{ one_token }} == 0 && {{ row_bands }} == 0 && {{ cluster }} == 0,
+                  {{ one_token }} == 0 && {{ row_bands }} == 0,
               "the warpgroup schedule: one 16-row tile per warp, its own activation path");
 
 // More 32-bit shared-memory accesses (common/warpgroup_ring.cuh has the shared ones).
@@ -196,7 +207,7 @@ __device__ __forceinline__ void t2w_rescale(float (&acc)[T2W_D], const int (&d)[
     }
 }
 
-extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry }}(const uint4* __restrict__ w_codes,
+extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) T2W_CLUSTER_DIMS {{ entry }}(const uint4* __restrict__ w_codes,
                                                                                   const __half* __restrict__ w_scales,
                                                                                   const int8_t* __restrict__ xq,
                                                                                   const __half* __restrict__ xs,
@@ -222,6 +233,18 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
     const uint4* wq = (const uint4*)wgr_opaque((size_t)(w_codes + (tile * G + gb) * 32 + lane)); // lane's 16 bytes
     const __half* sq = (const __half*)wgr_opaque((size_t)(w_scales + (tile * G + gb) * 16 + 8 * (lane & 1))); // lanes 0, 1
     const uint32_t w_own = wgr_opaque(ring + T2W_XW0 + warp * 544);          // + stage * XW
+#if T2W_CL
+    // The K-slice sum's mbarrier (this CTA's share landed), after the stages' ones; its
+    // init is fenced for the cluster before any CTA pushes (the first cluster barrier comes
+    // after the main loop).
+    static_assert(8 * T2W_RING + 8 <= 128, "the 128 bytes past the ring hold the mbarriers");
+    unsigned long long* red_bar =
+        reinterpret_cast<unsigned long long*>(t2w_dyn + (ring + T2W_BAR0 + 8 * T2W_RING - wgr_smem_u32(t2w_dyn)));
+    if (tid == 0) {
+        mbar_init(red_bar, 1); // thread 0's arrival with the share's bytes; the pushes count them
+        mbar_fence_init_cluster();
+    }
+#endif
 
 #if T2W_WG
     // full[s]: stage s's activation codes landed (the tensor copy, its bytes counted).
@@ -369,6 +392,66 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) {{ entry
                 if (col < t) y[(size_t)col * n + row0 + lr + (e < 2 ? 0 : 8)] = __float2bfloat16_rn(acc[4 * j + e] + 0.0f);
             }
     } else {
+#if T2W_CL
+        // Split s of the row tile is cluster rank s, and rank r owns fragments [r CHUNK,
+        // (r + 1) CHUNK) of the tile's F float4 fragments f = (warp, column tile j, lane).
+        // Once every CTA is past its loop (its ring free: every copy landed and every MMA
+        // waited for), each pushes its fragments to their owners' rings (st.async, counted
+        // by bytes on the owner's mbarrier), then sums its share's slices in split order
+        // from zero (the workspace path's order, so the same bits) and stores them.
+        constexpr int F = T2W_WARPS * T2W_CT * 32;
+        constexpr int CHUNK = F / T2W_KS;
+        constexpr int CB = CHUNK / 32; // whole 32-fragment blocks per rank
+        constexpr int PER = (CHUNK + T2W_THREADS - 1) / T2W_THREADS;
+        static_assert(F % (32 * T2W_KS) == 0, "a rank's share: whole 32-fragment blocks");
+        static_assert(F * 16 <= T2W_RING * T2W_XQ, "the pushed fragments fit the ring's activation stages");
+        float4* recv = reinterpret_cast<float4*>(t2w_dyn + (ring - wgr_smem_u32(t2w_dyn))); // [split][CHUNK]
+        const int split = blockIdx.y;
+        cluster_arrive_relaxed();
+        cluster_wait();
+#pragma unroll
+        for (int j = 0; j < T2W_CT; ++j) {
+            if (8 * j >= t) continue;
+            const int f = (warp * T2W_CT + j) * 32 + lane, r = f / CHUNK;
+            cluster_st_async_f4(cluster_map(recv + split * CHUNK + (f - r * CHUNK), r),
+                                make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]),
+                                cluster_map(red_bar, r));
+        }
+        if (tid == 0) {
+            int blocks = 0; // live 32-fragment blocks of the share, from every split
+#pragma unroll
+            for (int b = 0; b < CB; ++b) blocks += ((split * CB + b) % T2W_CT) * 8 < t;
+            mbar_arrive_expect_tx(red_bar, (unsigned int)(blocks * 32 * 16 * T2W_KS));
+        }
+        mbar_wait(red_bar, 0);
+        // The share has landed. The barrier's wait, at the end, keeps every CTA until every
+        // share has, so none exits with its pushes in flight (relaxed: it orders nothing).
+        cluster_arrive_relaxed();
+#pragma unroll
+        for (int m = 0; m < PER; ++m) {
+            const int fl = tid + T2W_THREADS * m;
+            const int fo = split * CHUNK + fl, jt = (fo >> 5) % T2W_CT, lo = fo & 31;
+            if (fl >= CHUNK || 8 * jt >= t) continue;
+            float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+            for (int sp = 0; sp < T2W_KS; ++sp) {
+                const float4 p = recv[sp * CHUNK + fl];
+                s.x += p.x;
+                s.y += p.y;
+                s.z += p.z;
+                s.w += p.w;
+            }
+            const float v[4] = {s.x, s.y, s.z, s.w};
+            const int row = row0 + (fo / (T2W_CT * 32)) * 16 + (lo >> 2);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int col = 8 * jt + 2 * (lo & 3) + (e & 1);
+                if (col < t) y[(size_t)col * n + row + (e < 2 ? 0 : 8)] = __float2bfloat16_rn(v[e]);
+            }
+        }
+        cluster_wait();
+        return;
+#endif
         // ws of this row tile: [k_split][N][ROWS] fp32 partials; the last CTA of the tile to
         // arrive (cnt) adds them in split order, stores BF16, sets cnt back to zero.
         float* part = ws + (size_t)blockIdx.x * (T2W_KS * T2W_N * T2W_ROWS);
