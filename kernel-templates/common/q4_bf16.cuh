@@ -163,7 +163,9 @@ __device__ __forceinline__ void q4_mma_s8s8(int (&d)[4], const unsigned int (&a)
 // two: fmaf rounds 16x the same way, so the bits are those of the unscaled sums).
 // v[c]: the lane's token row (its 16 codes at byte 16q of the group, which quant_act_i8_q4
 // stores in that same order); u0[c].x, u1[c].x: the x scales of its C-fragment tokens
-// (.y, -8 * sum of codes, is the offset correction no longer needed).
+// (.y, -8 * sum of codes, corrected the unsigned codes of an earlier decode; a trial
+// without it, the scales alone, was 3 % slower at T = 1 on 5120x17408 and no faster
+// elsewhere: docs/results/h200-2026-12-06d, calls 2-3).
 // Per column tile two MMAs from zero, then acc += 16 d * w_scale * x_scale (16 d is an
 // integer below 2^24: exact in f32).
 // hi: Q4_I8_HI_NIBBLES() (a LOP3 takes one immediate, so the mask must sit in a register).

@@ -73,6 +73,7 @@ static_assert(Q4_ST >= 4 && Q4_ST <= 8 && (Q4_ST & (Q4_ST - 1)) == 0, "stages: 4
 static_assert(Q4_CT == 1 || Q4_CT == 2 || Q4_CT == 4 || Q4_CT == 8, "wgmma N = 8 .. 64");
 static_assert({{ producer }} == 0 && {{ groups }} == 1 && {{ act_i8 }} == 0,
               "the warpgroup schedule: its own ring, BF16 activations");
+static_assert(!{{ cluster }} || Q4_KS <= 8, "a cluster holds at most 8 CTAs (portable size)");
 
 #if Q4_WG
 // Registers through an empty volatile asm: computed before the fence (the A operands), or

@@ -93,6 +93,7 @@ static_assert(T2W_CT == 1 || T2W_CT == 2 || T2W_CT == 4, "wgmma N = 8, 16, 32");
 static_assert({{ tiles_per_warp }} == 1 && {{ words }} == 1 && {{ act_prefetch }} == 0 && {{ act_smem }} == 0 &&
                   {{ one_token }} == 0 && {{ row_bands }} == 0,
               "the warpgroup schedule: one 16-row tile per warp, its own activation path");
+static_assert(!{{ cluster }} || T2W_KS <= 8, "a cluster holds at most 8 CTAs (portable size)");
 
 // More 32-bit shared-memory accesses (common/warpgroup_ring.cuh has the shared ones).
 __device__ __forceinline__ void t2w_cp4(uint32_t dst, const void* src)

@@ -147,15 +147,17 @@ pub fn quant_q4_stores(codes: &[i8; GROUP]) -> [i8; GROUP] {
 }
 
 /// The `act_i8` schedules' integer sums, emulated lane by lane: per (16-row tile, group,
-/// 8-token column tile) the two m16n8k32 u8 x s8 MMAs built from each lane's weight words
-/// (masked and shifted) and its 16 activation bytes of `xq_ordered` (tokens `0..t`, k per
-/// token, in [`q4_order`]), minus 8 x the group's code sum. Returns `[t][n][group]`
-/// sums, which must equal `sum(code * xq)` over each group exactly.
+/// 8-token column tile) the two m16n8k32 s8 x s8 MMAs built from each lane's weight words
+/// (each nibble u moved to the top of its byte, top bit flipped: the signed byte
+/// 16 (u - 8)) and its 16 activation bytes of `xq_ordered` (tokens `0..t`, k per token, in
+/// [`q4_order`]), divided by the 16 once at the end. Returns `[t][n][group]` sums, which
+/// must equal `sum(code * xq)` over each group exactly.
 pub fn emulate_int8_sums(p: &PackedQ4, xq_ordered: &[i8], t: usize) -> Vec<i64> {
     let (n, k) = (p.n, p.k);
     let groups = k / GROUP;
     let mut out = vec![0i64; t * n * groups];
-    let bytes = |w: u32| -> [i64; 4] { [0, 8, 16, 24].map(|sh| ((w >> sh) & 0xff) as i64) };
+    let bytes = |w: u32| -> [i64; 4] { [0, 8, 16, 24].map(|sh| (w >> sh) as u8 as i8 as i64) };
+    let (hi, flip) = (0xf0f0_f0f0u32, 0x8080_8080u32);
     for r in 0..n / TILE_ROWS {
         for gi in 0..groups {
             let block = &p.codes[block_index(r, gi, k) * BLOCK_BYTES..][..BLOCK_BYTES];
@@ -173,10 +175,10 @@ pub fn emulate_int8_sums(p: &PackedQ4, xq_ordered: &[i8], t: usize) -> Vec<i64> 
                         let (w0, w1) = (word(2 * step), word(2 * step + 1));
                         // a0 = A[g][4q..], a1 = A[g+8][4q..], a2 = A[g][16+4q..], a3 = A[g+8][16+4q..]
                         let regs = [
-                            w0 & 0x0f0f_0f0f,
-                            (w0 >> 4) & 0x0f0f_0f0f,
-                            w1 & 0x0f0f_0f0f,
-                            (w1 >> 4) & 0x0f0f_0f0f,
+                            ((w0 << 4) & hi) ^ flip,
+                            (w0 & hi) ^ flip,
+                            ((w1 << 4) & hi) ^ flip,
+                            (w1 & hi) ^ flip,
                         ];
                         for i in 0..4 {
                             a[g][4 * q + i] = bytes(regs[0])[i];
@@ -202,13 +204,10 @@ pub fn emulate_int8_sums(p: &PackedQ4, xq_ordered: &[i8], t: usize) -> Vec<i64> 
                     }
                 }
                 for col in 8 * c..(8 * c + 8).min(t) {
-                    let xsum: i64 = xq_ordered[col * k + gi * GROUP..][..GROUP]
-                        .iter()
-                        .map(|&v| v as i64)
-                        .sum();
                     for row in 0..TILE_ROWS {
-                        out[(col * n + r * TILE_ROWS + row) * groups + gi] =
-                            d[row][col - 8 * c] - 8 * xsum;
+                        let sum16 = d[row][col - 8 * c];
+                        assert_eq!(sum16 % 16, 0, "the decoded codes are 16x");
+                        out[(col * n + r * TILE_ROWS + row) * groups + gi] = sum16 / 16;
                     }
                 }
             }
