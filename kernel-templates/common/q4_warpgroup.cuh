@@ -306,4 +306,5 @@ extern "C" __global__ void __launch_bounds__(Q4_THREADS, Q4_MIN_CTAS) Q4_CLUSTER
 #endif
 // the K-slice sum's receiving buffer (cluster = 1): the ring's start
 #define Q4_RECV (q4_smem + (ring - wgr_smem_u32(q4_smem)))
+static_assert(Q4_W * Q4_CT * 32 * 16 <= Q4_ST * Q4_XB, "the pushed fragments fit the ring's token rows");
 #define Q4_TILE_BARRIER() __syncthreads()
