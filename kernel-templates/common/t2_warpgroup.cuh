@@ -39,6 +39,7 @@
 {% include "common/warpgroup_ring.cuh" %}
 {% include "common/mbarrier.cuh" %}
 {% include "common/cluster.cuh" %}
+{% include "common/cluster_sum.cuh" %}
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define T2W_WG 1
@@ -402,7 +403,6 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) T2W_CLUS
         // from zero (the workspace path's order, so the same bits) and stores them.
         constexpr int F = T2W_WARPS * T2W_CT * 32;
         constexpr int CHUNK = F / T2W_KS;
-        constexpr int CB = CHUNK / 32; // whole 32-fragment blocks per rank
         constexpr int PER = (CHUNK + T2W_THREADS - 1) / T2W_THREADS;
         static_assert(F % (32 * T2W_KS) == 0, "a rank's share: whole 32-fragment blocks");
         static_assert(F * 16 <= T2W_RING * T2W_XQ, "the pushed fragments fit the ring's activation stages");
@@ -413,17 +413,10 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) T2W_CLUS
 #pragma unroll
         for (int j = 0; j < T2W_CT; ++j) {
             if (8 * j >= t) continue;
-            const int f = (warp * T2W_CT + j) * 32 + lane, r = f / CHUNK;
-            cluster_st_async_f4(cluster_map(recv + split * CHUNK + (f - r * CHUNK), r),
-                                make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]),
-                                cluster_map(red_bar, r));
+            cluster_sum_push<CHUNK>(recv, red_bar, split, (warp * T2W_CT + j) * 32 + lane,
+                                    make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]));
         }
-        if (tid == 0) {
-            int blocks = 0; // live 32-fragment blocks of the share, from every split
-#pragma unroll
-            for (int b = 0; b < CB; ++b) blocks += ((split * CB + b) % T2W_CT) * 8 < t;
-            mbar_arrive_expect_tx(red_bar, (unsigned int)(blocks * 32 * 16 * T2W_KS));
-        }
+        if (tid == 0) cluster_sum_expect<CHUNK, T2W_CT, T2W_KS>(red_bar, split, t);
         mbar_wait(red_bar, 0);
         // The share has landed. The barrier's wait, at the end, keeps every CTA until every
         // share has, so none exits with its pushes in flight (relaxed: it orders nothing).
