@@ -5,6 +5,10 @@
 //! HBM and launch gaps are hidden); L2 is flushed before every sample; the reported
 //! time is the median over samples of graph time / launches. The device's read
 //! bandwidth is measured in the same run with `stream_read`.
+//!
+//! `--weights-from l2` times one copy without flushing instead: the op's time when the
+//! memory stream is not its limit, which bounds what a card with more bandwidth (an
+//! H200 against an H100) can gain on that op.
 
 use anyhow::Context as _;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
@@ -20,6 +24,18 @@ pub struct BenchOptions {
     pub only: Option<String>,
     pub widths: Option<Vec<u32>>,
     pub samples: usize,
+    pub weights_from: WeightsFrom,
+}
+
+/// Where the timed launches find their weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum WeightsFrom {
+    /// Rotated copies spanning three L2 sizes, L2 flushed before every sample.
+    Hbm,
+    /// One copy, L2 left warm: the time without the HBM stream's limit (route-key ops
+    /// only; weights larger than the L2 still come partly from HBM).
+    L2,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -47,6 +63,11 @@ pub struct BenchReport {
     pub cuda_runtime: i32,
     pub read_bandwidth_gbs: f64,
     pub samples: usize,
+    pub weights_from: WeightsFrom,
+    /// `--weights-from l2`: keys whose weights exceed half the L2, so part of them
+    /// still streams from HBM.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub larger_than_l2: Vec<String>,
     pub results: Vec<BenchRow>,
     /// Prompt attention (issue 7): every route of every format on the issue's cases.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -104,7 +125,9 @@ pub fn run(
 ) -> anyhow::Result<BenchReport> {
     let mut timer = Timer::new(gpu)?;
     let read_gbs = read_bandwidth(gpu, &mut timer, opts.samples.max(3))?;
+    let in_l2 = opts.weights_from == WeightsFrom::L2;
     let mut results = Vec::new();
+    let mut larger_than_l2 = Vec::new();
     for routed::KeyOf { op, shape, key } in routed::implemented_keys(opts.only.as_deref()) {
         let family = op.family();
         let widths: Vec<u32> = opts
@@ -114,7 +137,10 @@ pub fn run(
         let t_max = *widths.iter().max().unwrap_or(&1) as usize;
         let t_min = *widths.iter().min().unwrap_or(&1) as usize;
         let l2 = gpu.info.l2_bytes;
-        let most_copies = op.copies_at(l2, shape, t_min)?;
+        let most_copies = if in_l2 { 1 } else { op.copies_at(l2, shape, t_min)? };
+        if in_l2 && 2 * op.weight_bytes(shape)? > l2 {
+            larger_than_l2.push(key.clone());
+        }
         let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), most_copies, t_max)?;
         for &width in &widths {
             progress(&format!("{key} T={width}"));
@@ -135,9 +161,13 @@ pub fn run(
             })?;
             let mut whole = Vec::new();
             let mut kernels = Vec::new();
+            let mut sample = |graph| match opts.weights_from {
+                WeightsFrom::Hbm => timer.sample_graph(gpu, graph),
+                WeightsFrom::L2 => timer.sample_graph_warm(gpu, graph),
+            };
             for _ in 0..opts.samples {
-                whole.push(timer.sample_graph(gpu, &op_graph)? / launches as f64);
-                kernels.push(timer.sample_graph(gpu, &routed_graph)? / launches as f64);
+                whole.push(sample(&op_graph)? / launches as f64);
+                kernels.push(sample(&routed_graph)? / launches as f64);
             }
             let us = median(&whole);
             let bytes = inst.bytes(t);
@@ -154,12 +184,13 @@ pub fn run(
             });
         }
     }
-    let verify = if crate::ops::attn_i8_small::bench::selected(opts.only.as_deref()) {
+    // The verify and prompt benches stream caches far larger than any L2.
+    let verify = if !in_l2 && crate::ops::attn_i8_small::bench::selected(opts.only.as_deref()) {
         crate::ops::attn_i8_small::bench::run(gpu, &mut timer, opts.samples, progress)?
     } else {
         Vec::new()
     };
-    let prompt = if selects_prompt(opts.only.as_deref()) {
+    let prompt = if !in_l2 && selects_prompt(opts.only.as_deref()) {
         crate::ops::attn_prompt::bench::run(gpu, &mut timer, opts.samples, progress)?
     } else {
         Vec::new()
@@ -171,6 +202,8 @@ pub fn run(
         cuda_runtime: gpu.info.cuda_runtime,
         read_bandwidth_gbs: read_gbs,
         samples: opts.samples,
+        weights_from: opts.weights_from,
+        larger_than_l2,
         results,
         prompt,
         verify,
@@ -187,6 +220,17 @@ pub fn print_table(report: &BenchReport) {
         report.read_bandwidth_gbs,
         report.samples
     );
+    if report.weights_from == WeightsFrom::L2 {
+        println!(
+            "weights served from L2 (--weights-from l2): times without the HBM stream's limit; GB/s and \"of BW\" are against the HBM read bandwidth"
+        );
+        if !report.larger_than_l2.is_empty() {
+            println!(
+                "weights larger than half the L2, partly from HBM: {}",
+                report.larger_than_l2.join(", ")
+            );
+        }
+    }
     println!(
         "{:<24} {:>5}  {:<28} {:>9} {:>9} {:>8} {:>6}",
         "key", "T", "schedule", "op µs", "proj µs", "GB/s", "of BW"

@@ -47,6 +47,16 @@ impl Timer {
     /// One sample: flush L2, replay the graph, and return its time in microseconds.
     pub fn sample_graph(&mut self, gpu: &Gpu, graph: &CudaGraph) -> anyhow::Result<f64> {
         self.flush_l2(gpu)?;
+        self.time_graph(gpu, graph)
+    }
+
+    /// One sample with whatever the last replay left in L2 (`ninfer bench
+    /// --weights-from l2`).
+    pub fn sample_graph_warm(&mut self, gpu: &Gpu, graph: &CudaGraph) -> anyhow::Result<f64> {
+        self.time_graph(gpu, graph)
+    }
+
+    fn time_graph(&mut self, gpu: &Gpu, graph: &CudaGraph) -> anyhow::Result<f64> {
         self.start.record(&gpu.stream)?;
         graph.launch()?;
         self.end.record(&gpu.stream)?;
