@@ -15,7 +15,7 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 use serde::Serialize;
 
 use crate::catalog::{self, Variant};
-use crate::gpu::timing::{median, Timer};
+use crate::gpu::timing::{median, Timer, WeightsFrom};
 use crate::gpu::Gpu;
 use crate::ops::routed;
 
@@ -25,17 +25,6 @@ pub struct BenchOptions {
     pub widths: Option<Vec<u32>>,
     pub samples: usize,
     pub weights_from: WeightsFrom,
-}
-
-/// Where the timed launches find their weights.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum WeightsFrom {
-    /// Rotated copies spanning three L2 sizes, L2 flushed before every sample.
-    Hbm,
-    /// One copy, L2 left warm: the time without the HBM stream's limit (route-key ops
-    /// only; weights larger than the L2 still come partly from HBM).
-    L2,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -51,6 +40,7 @@ pub struct BenchRow {
     /// Bytes the op must move at least (weights, activations, output).
     pub bytes: usize,
     pub gbs: f64,
+    /// Of the HBM read bandwidth (`--weights-from l2`: of the L2's).
     pub fraction_of_read_bandwidth: f64,
 }
 
@@ -62,10 +52,13 @@ pub struct BenchReport {
     /// The NVRTC that compiled the PTX (the runtime side of this build).
     pub cuda_runtime: i32,
     pub read_bandwidth_gbs: f64,
+    /// `--weights-from l2`: `stream_read` over a quarter of the L2, left warm.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l2_read_bandwidth_gbs: Option<f64>,
     pub samples: usize,
     pub weights_from: WeightsFrom,
-    /// `--weights-from l2`: keys whose weights exceed half the L2, so part of them
-    /// still streams from HBM.
+    /// `--weights-from l2`: the keys and widths whose bytes exceed half the L2, so part
+    /// of them still streams from HBM.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub larger_than_l2: Vec<String>,
     pub results: Vec<BenchRow>,
@@ -84,9 +77,33 @@ pub fn selects_prompt(only: Option<&str>) -> bool {
 
 /// Read bandwidth of this device in GB/s: one pass over 2 GiB with 16-byte loads.
 pub fn read_bandwidth(gpu: &Gpu, timer: &mut Timer, samples: usize) -> anyhow::Result<f64> {
+    stream_read_bandwidth(gpu, timer, samples, WeightsFrom::Hbm)
+}
+
+/// The L2's read bandwidth in GB/s (`--weights-from l2` compares with it): a graph of
+/// passes over a quarter of the L2, left warm; `timer` must not flush.
+fn l2_read_bandwidth(gpu: &Gpu, timer: &mut Timer, samples: usize) -> anyhow::Result<f64> {
+    anyhow::ensure!(
+        timer.weights_from() == WeightsFrom::L2,
+        "an L2 bandwidth needs a timer that keeps L2 warm"
+    );
+    stream_read_bandwidth(gpu, timer, samples, WeightsFrom::L2)
+}
+
+/// `stream_read`'s bandwidth in GB/s: from HBM, one flushed pass over 2 GiB; from L2, a
+/// graph of 40 passes over a quarter of the L2.
+fn stream_read_bandwidth(
+    gpu: &Gpu,
+    timer: &mut Timer,
+    samples: usize,
+    from: WeightsFrom,
+) -> anyhow::Result<f64> {
     let variant = catalog::module("stream_read").context("catalog module stream_read")?;
     let f = gpu.function(variant)?;
-    let bytes: usize = 2 << 30;
+    let (bytes, passes) = match from {
+        WeightsFrom::Hbm => (2usize << 30, 1),
+        WeightsFrom::L2 => ((gpu.info.l2_bytes / 4) & !0xfff, 40),
+    };
     let mut src = gpu.stream.alloc_zeros::<u8>(bytes)?;
     gpu.stream.memset_zeros(&mut src)?;
     let blocks = gpu.info.identity.multiprocessors as usize * 8;
@@ -97,19 +114,31 @@ pub fn read_bandwidth(gpu: &Gpu, timer: &mut Timer, samples: usize) -> anyhow::R
         block_dim: (variant.launch.threads, 1, 1),
         shared_mem_bytes: 0,
     };
+    let mut launch = || -> anyhow::Result<()> {
+        let mut b = gpu.stream.launch_builder(f);
+        b.arg(&src).arg(&n16).arg(&mut sink);
+        unsafe { b.launch(cfg) }?;
+        Ok(())
+    };
     let mut times = Vec::new();
-    for i in 0..samples + 1 {
-        let us = timer.sample(gpu, || {
-            let mut b = gpu.stream.launch_builder(f);
-            b.arg(&src).arg(&n16).arg(&mut sink);
-            unsafe { b.launch(cfg) }?;
-            Ok(())
-        })?;
-        if i > 0 {
-            times.push(us); // the first run is a warm-up
+    match from {
+        WeightsFrom::Hbm => {
+            for i in 0..samples + 1 {
+                let us = timer.sample(gpu, &mut launch)?;
+                if i > 0 {
+                    times.push(us); // the first run is a warm-up
+                }
+            }
+        }
+        WeightsFrom::L2 => {
+            launch()?; // brings the buffer into L2
+            let graph = Timer::capture(gpu, || (0..passes).try_for_each(|_| launch()))?;
+            for _ in 0..samples {
+                times.push(timer.sample_graph(gpu, &graph)?);
+            }
         }
     }
-    Ok(bytes as f64 / median(&times) / 1e3)
+    Ok((bytes * passes) as f64 / median(&times) / 1e3)
 }
 
 /// How many weight copies keep the L2 from serving repeats: at least 3 L2 sizes.
@@ -123,8 +152,12 @@ pub fn run(
     opts: &BenchOptions,
     progress: &dyn Fn(&str),
 ) -> anyhow::Result<BenchReport> {
-    let mut timer = Timer::new(gpu)?;
+    let mut timer = Timer::with_weights_from(gpu, opts.weights_from)?;
     let read_gbs = read_bandwidth(gpu, &mut timer, opts.samples.max(3))?;
+    let l2_read_gbs = match opts.weights_from {
+        WeightsFrom::Hbm => None,
+        WeightsFrom::L2 => Some(l2_read_bandwidth(gpu, &mut timer, opts.samples.max(3))?),
+    };
     let in_l2 = opts.weights_from == WeightsFrom::L2;
     let mut results = Vec::new();
     let mut larger_than_l2 = Vec::new();
@@ -137,15 +170,12 @@ pub fn run(
         let t_max = *widths.iter().max().unwrap_or(&1) as usize;
         let t_min = *widths.iter().min().unwrap_or(&1) as usize;
         let l2 = gpu.info.l2_bytes;
-        let most_copies = if in_l2 { 1 } else { op.copies_at(l2, shape, t_min)? };
-        if in_l2 && 2 * op.weight_bytes(shape)? > l2 {
-            larger_than_l2.push(key.clone());
-        }
+        let most_copies = timer.copies(op.copies_at(l2, shape, t_min)?);
         let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), most_copies, t_max)?;
         for &width in &widths {
             progress(&format!("{key} T={width}"));
             let t = width as usize;
-            let copies = op.copies_at(l2, shape, t)?.min(most_copies);
+            let copies = timer.copies(op.copies_at(l2, shape, t)?).min(most_copies);
             // Launches per graph: every copy at least twice, and enough to dwarf event overhead.
             let launches = (2 * copies).max(40);
             let choose = |w: u32| route(&key, w);
@@ -161,16 +191,15 @@ pub fn run(
             })?;
             let mut whole = Vec::new();
             let mut kernels = Vec::new();
-            let mut sample = |graph| match opts.weights_from {
-                WeightsFrom::Hbm => timer.sample_graph(gpu, graph),
-                WeightsFrom::L2 => timer.sample_graph_warm(gpu, graph),
-            };
             for _ in 0..opts.samples {
-                whole.push(sample(&op_graph)? / launches as f64);
-                kernels.push(sample(&routed_graph)? / launches as f64);
+                whole.push(timer.sample_graph(gpu, &op_graph)? / launches as f64);
+                kernels.push(timer.sample_graph(gpu, &routed_graph)? / launches as f64);
             }
             let us = median(&whole);
             let bytes = inst.bytes(t);
+            if in_l2 && 2 * bytes > l2 {
+                larger_than_l2.push(format!("{key} T={width}"));
+            }
             let gbs = bytes as f64 / us / 1e3;
             results.push(BenchRow {
                 key: key.clone(),
@@ -180,7 +209,7 @@ pub fn run(
                 projection_us: median(&kernels),
                 bytes,
                 gbs,
-                fraction_of_read_bandwidth: gbs / read_gbs,
+                fraction_of_read_bandwidth: gbs / l2_read_gbs.unwrap_or(read_gbs),
             });
         }
     }
@@ -201,6 +230,7 @@ pub fn run(
         cuda_driver: gpu.info.cuda_driver,
         cuda_runtime: gpu.info.cuda_runtime,
         read_bandwidth_gbs: read_gbs,
+        l2_read_bandwidth_gbs: l2_read_gbs,
         samples: opts.samples,
         weights_from: opts.weights_from,
         larger_than_l2,
@@ -222,7 +252,8 @@ pub fn print_table(report: &BenchReport) {
     );
     if report.weights_from == WeightsFrom::L2 {
         println!(
-            "weights served from L2 (--weights-from l2): times without the HBM stream's limit; GB/s and \"of BW\" are against the HBM read bandwidth"
+            "weights served from L2 (--weights-from l2): times without the HBM stream's limit; \"of BW\" is of the L2's read bandwidth measured in this run, {:.0} GB/s",
+            report.l2_read_bandwidth_gbs.unwrap_or(f64::NAN)
         );
         if !report.larger_than_l2.is_empty() {
             println!(

@@ -65,7 +65,12 @@ impl Engine {
                     *last_key.borrow_mut() = key.to_string();
                 }
             };
-            let outcome = calibrate::measure::run(&gpu, &Selection::default(), &per_key)?;
+            let outcome = calibrate::measure::run(
+                &gpu,
+                &Selection::default(),
+                crate::gpu::timing::WeightsFrom::Hbm,
+                &per_key,
+            )?;
             progress(&format!(
                 "  {} keys measured, {} routed off the compiled route, {:.1} s",
                 outcome.routes.len(),

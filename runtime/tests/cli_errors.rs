@@ -1,6 +1,6 @@
 //! Errors and help that need no GPU: a bad environment override stops every command that
 //! runs kernels before it touches the GPU, and `ninfer-calibrate --help` says what its
-//! `--no-*` flags skip.
+//! `--no-*` flags skip; a calibration with its weights in L2 refuses to store anything.
 
 use std::process::Command;
 
@@ -79,4 +79,24 @@ fn bench_of_nothing_says_so_before_the_gpu() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("nothing to time"), "{err}");
+}
+
+#[test]
+fn calibration_with_weights_in_l2_refuses_to_store_before_the_gpu() {
+    let dir = std::env::temp_dir().join(format!("ninfer-l2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("profiles.json");
+    std::fs::write(&path, "not touched").unwrap();
+    for extra in [vec!["--out", path.to_str().unwrap()], vec!["--print"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ninfer-calibrate"))
+            .args(["--weights-from", "l2"])
+            .args(&extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--weights-from l2 stores nothing"), "{err}");
+    }
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "not touched");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -5,6 +5,7 @@
 
 use ninfer_runtime::calibrate::measure::{self, Selection};
 use ninfer_runtime::check::{self, CheckOptions};
+use ninfer_runtime::gpu::timing::WeightsFrom;
 use ninfer_runtime::gpu::Gpu;
 
 #[test]
@@ -34,7 +35,7 @@ fn calibration_measures_every_ternary_key_and_names_only_candidates() {
         only: Some("t2_i8_small/5120x6144".into()),
         skip: vec![],
     };
-    let outcome = measure::run(&gpu, &sel, &|_| {}).unwrap();
+    let outcome = measure::run(&gpu, &sel, WeightsFrom::Hbm, &|_| {}).unwrap();
     let bands = &outcome.routes["t2_i8_small/5120x6144"];
     let view = ninfer_runtime::catalog::CatalogView::built_in();
     let key = view.key("t2_i8_small/5120x6144").unwrap();

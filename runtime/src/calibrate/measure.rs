@@ -1,7 +1,8 @@
 //! Calibration on the GPU: every candidate of every selected route key timed through
 //! the op's `forward` (the dispatch inference uses) on synthetic weights of the key's
 //! shape, weights rotated past L2 and L2 flushed before every sample, median of eleven;
-//! then the rules of `decide`.
+//! then the rules of `decide`. With `WeightsFrom::L2` (analysis only, never stored) the
+//! weights stay in L2 instead: which candidate leads when bandwidth is not the limit.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -10,7 +11,7 @@ use anyhow::Context as _;
 
 use super::decide::{self, WidthTimes};
 use crate::catalog::{self, Family, Variant, VARIANTS};
-use crate::gpu::timing::{median, Timer};
+use crate::gpu::timing::{median, Timer, WeightsFrom};
 use crate::gpu::Gpu;
 use crate::ops::routed::{self, RoutedOp};
 
@@ -71,14 +72,19 @@ pub fn selected_keys(sel: &Selection) -> Vec<(&'static Family, String)> {
     keys
 }
 
-pub fn run(gpu: &Gpu, sel: &Selection, tick: &dyn Fn(&str)) -> anyhow::Result<Outcome> {
+pub fn run(
+    gpu: &Gpu,
+    sel: &Selection,
+    weights_from: WeightsFrom,
+    tick: &dyn Fn(&str),
+) -> anyhow::Result<Outcome> {
     anyhow::ensure!(
         !crate::profile::overrides::get().is_ok_and(|o| o.baseline_ptx),
         "NINFER_PTX=baseline: a calibration would time the compute_80 PTX and store its routes for \
          the PTX this GPU loads by default; unset NINFER_PTX to calibrate"
     );
     let started = Instant::now();
-    let mut timer = Timer::new(gpu)?;
+    let mut timer = Timer::with_weights_from(gpu, weights_from)?;
     let mut out = Outcome::default();
     for (family, key) in selected_keys(sel) {
         let Some(op) = routed::for_family(family.name) else {
@@ -92,7 +98,8 @@ pub fn run(gpu: &Gpu, sel: &Selection, tick: &dyn Fn(&str)) -> anyhow::Result<Ou
         out.routes.insert(key, bands);
     }
     for switch in catalog::SWITCHES {
-        if !sel.wants_switch(switch) {
+        // The switches time attention over caches far larger than any L2.
+        if !sel.wants_switch(switch) || weights_from == WeightsFrom::L2 {
             continue;
         }
         if let Some(bands) =
@@ -135,7 +142,7 @@ fn calibrate_key(
     let t_min = *family.widths.iter().min().context("calibration widths")? as usize;
     let t_max = *family.widths.iter().max().context("calibration widths")? as usize;
     let l2 = gpu.info.l2_bytes;
-    let most_copies = op.copies_at(l2, shape, t_min)?;
+    let most_copies = timer.copies(op.copies_at(l2, shape, t_min)?);
     let mut inst = op.prepare(gpu, shape, routed::fresh_seed(), most_copies, t_max)?;
 
     let mut winners: Vec<(u32, String)> = Vec::new();
@@ -143,7 +150,7 @@ fn calibrate_key(
     for &width in family.widths {
         tick(&format!("{key} T={width}"));
         let t = width as usize;
-        let copies = op.copies_at(l2, shape, t)?.min(most_copies);
+        let copies = timer.copies(op.copies_at(l2, shape, t)?).min(most_copies);
         let launches = (2 * copies).max(20);
         let compiled = family.compiled_variant(width);
         let candidates = candidates_for(op, width);

@@ -29,8 +29,8 @@ pub struct BenchArgs {
     /// Where the weights come from: rotated copies from HBM (what the issues' targets
     /// mean), or one copy kept in L2 (the time without the HBM stream's limit; route-key
     /// ops only, the verify and prompt benches are skipped).
-    #[arg(long, value_enum, default_value_t = bench::WeightsFrom::Hbm)]
-    pub weights_from: bench::WeightsFrom,
+    #[arg(long, value_enum, default_value_t = crate::gpu::timing::WeightsFrom::Hbm)]
+    pub weights_from: crate::gpu::timing::WeightsFrom,
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,

@@ -7,6 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::calibrate::{self, measure};
 use crate::catalog::CalibrationFlag;
+use crate::gpu::timing::WeightsFrom;
 use crate::gpu::Gpu;
 use crate::profile::{format, location, store};
 
@@ -50,6 +51,11 @@ pub struct CalibrateArgs {
     /// Skip the linear-attention families (listed below).
     #[arg(long)]
     pub no_linear_attention: bool,
+    /// Where the candidates' weights come from: rotated copies from HBM (a calibration),
+    /// or one copy kept in L2, which shows which candidate leads when bandwidth is not the
+    /// limit (analysis only: implies --detail, stores nothing, skips the switches).
+    #[arg(long, value_enum, default_value_t = WeightsFrom::Hbm)]
+    pub weights_from: WeightsFrom,
 }
 
 /// What each `--no-*` flag skips in this build, from the catalog's `calibration` groups
@@ -89,6 +95,11 @@ pub fn skip_flags_help() -> String {
 }
 
 pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
+    let analysis_only = args.weights_from == WeightsFrom::L2;
+    anyhow::ensure!(
+        !(analysis_only && (args.out.is_some() || args.print)),
+        "--weights-from l2 stores nothing (its times are not this GPU's routes): drop --out and --print"
+    );
     let path = match &args.out {
         Some(p) => p.clone(),
         None => location::resolve(None).map_err(|e| anyhow::anyhow!(e))?.0,
@@ -112,7 +123,7 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
     let keys = measure::selected_keys(&sel);
     let switch_steps: u64 = crate::catalog::SWITCHES
         .iter()
-        .filter(|s| sel.wants_switch(s))
+        .filter(|s| sel.wants_switch(s) && !analysis_only)
         .map(|s| crate::calibrate::switches::case_count(s.name) as u64)
         .sum();
     anyhow::ensure!(
@@ -122,25 +133,32 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
     let gpu = Gpu::open(args.device)?;
     // A file the result could not be stored in is refused before the measurement, so the
     // refusal costs none of it.
-    store::preflight(&path).map_err(|e| anyhow::anyhow!("cannot store a calibration: {e}"))?;
+    if !analysis_only {
+        store::preflight(&path).map_err(|e| anyhow::anyhow!("cannot store a calibration: {e}"))?;
+    }
     let steps: u64 = keys.iter().map(|(f, _)| f.widths.len() as u64).sum::<u64>() + switch_steps;
     let bar = ProgressBar::new(steps).with_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     eprintln!(
-        "calibrating {} route keys on {} (device {}, {} SMs)",
+        "{} {} route keys on {} (device {}, {} SMs)",
+        if analysis_only {
+            "timing, weights in L2 (nothing stored),"
+        } else {
+            "calibrating"
+        },
         keys.len(),
         gpu.info.identity.name,
         args.device,
         gpu.info.identity.multiprocessors
     );
-    let outcome = measure::run(&gpu, &sel, &|m| {
+    let outcome = measure::run(&gpu, &sel, args.weights_from, &|m| {
         bar.set_message(m.to_string());
         bar.inc(1);
     })?;
     bar.finish_and_clear();
-    if args.detail {
+    if args.detail || analysis_only {
         eprintln!(
             "{:<24} {:>4}  {:<16} {:>9}  note",
             "key", "T", "candidate", "µs"
@@ -151,6 +169,14 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
                 d.key, d.width, d.schedule, d.us, d.note
             );
         }
+    }
+    if analysis_only {
+        eprintln!(
+            "{} keys timed with their weights in L2, {:.1} s; nothing stored",
+            outcome.routes.len(),
+            outcome.seconds
+        );
+        return Ok(());
     }
     let entry = calibrate::to_entry(&outcome, &gpu);
     let stored = store::upsert(&path, &entry)

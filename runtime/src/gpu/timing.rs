@@ -1,5 +1,6 @@
 //! Timing from HBM: CUDA graphs of many launches (to hide launch gaps), the L2 cache
-//! flushed before every sample, CUDA events, medians.
+//! flushed before every sample, CUDA events, medians. Or, for analysis only, from L2:
+//! one weight copy and no flush (`WeightsFrom::L2`).
 
 use anyhow::Context as _;
 use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
@@ -7,20 +8,58 @@ use cudarc::driver::{CudaEvent, CudaGraph, CudaSlice};
 
 use super::Gpu;
 
+/// Where the timed launches find their weights.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum WeightsFrom {
+    /// Rotated copies spanning three L2 sizes, L2 flushed before every sample: what the
+    /// issues' targets and the calibrated routes mean.
+    #[default]
+    Hbm,
+    /// One copy, L2 left warm: the time without the HBM stream's limit, which bounds what
+    /// a card with more bandwidth can gain (analysis only; bytes larger than the L2 still
+    /// come partly from HBM).
+    L2,
+}
+
 pub struct Timer {
+    weights_from: WeightsFrom,
     flush: CudaSlice<u8>,
     start: CudaEvent,
     end: CudaEvent,
 }
 
 impl Timer {
+    /// A timer whose samples read their weights from HBM.
     pub fn new(gpu: &Gpu) -> anyhow::Result<Timer> {
+        Timer::with_weights_from(gpu, WeightsFrom::Hbm)
+    }
+
+    pub fn with_weights_from(gpu: &Gpu, weights_from: WeightsFrom) -> anyhow::Result<Timer> {
         // Writing twice the L2's size evicts whatever an earlier sample left there.
         let bytes = (2 * gpu.info.l2_bytes).max(64 << 20);
         let flush = gpu.stream.alloc_zeros::<u8>(bytes)?;
         let start = gpu.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
         let end = gpu.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-        Ok(Timer { flush, start, end })
+        Ok(Timer {
+            weights_from,
+            flush,
+            start,
+            end,
+        })
+    }
+
+    pub fn weights_from(&self) -> WeightsFrom {
+        self.weights_from
+    }
+
+    /// Weight copies to rotate through: `from_hbm` (enough to defeat the L2), or one
+    /// when the weights are meant to stay in L2.
+    pub fn copies(&self, from_hbm: usize) -> usize {
+        match self.weights_from {
+            WeightsFrom::Hbm => from_hbm,
+            WeightsFrom::L2 => 1,
+        }
     }
 
     pub fn flush_l2(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
@@ -44,19 +83,12 @@ impl Timer {
         Ok(graph)
     }
 
-    /// One sample: flush L2, replay the graph, and return its time in microseconds.
+    /// One sample: flush L2 (unless the weights are meant to stay there), replay the
+    /// graph, and return its time in microseconds.
     pub fn sample_graph(&mut self, gpu: &Gpu, graph: &CudaGraph) -> anyhow::Result<f64> {
-        self.flush_l2(gpu)?;
-        self.time_graph(gpu, graph)
-    }
-
-    /// One sample with whatever the last replay left in L2 (`ninfer bench
-    /// --weights-from l2`).
-    pub fn sample_graph_warm(&mut self, gpu: &Gpu, graph: &CudaGraph) -> anyhow::Result<f64> {
-        self.time_graph(gpu, graph)
-    }
-
-    fn time_graph(&mut self, gpu: &Gpu, graph: &CudaGraph) -> anyhow::Result<f64> {
+        if self.weights_from == WeightsFrom::Hbm {
+            self.flush_l2(gpu)?;
+        }
         self.start.record(&gpu.stream)?;
         graph.launch()?;
         self.end.record(&gpu.stream)?;
@@ -64,7 +96,7 @@ impl Timer {
         Ok(ms as f64 * 1e3)
     }
 
-    /// One sample of work enqueued directly (no graph).
+    /// One sample of work enqueued directly (no graph), L2 flushed first.
     pub fn sample(
         &mut self,
         gpu: &Gpu,
