@@ -91,7 +91,7 @@ fn l2_read_bandwidth(gpu: &Gpu, timer: &mut Timer, samples: usize) -> anyhow::Re
 }
 
 /// `stream_read`'s bandwidth in GB/s: from HBM, one flushed pass over 2 GiB; from L2, a
-/// graph of 40 passes over a quarter of the L2.
+/// graph of 10 launches of 16 passes each over a quarter of the L2.
 fn stream_read_bandwidth(
     gpu: &Gpu,
     timer: &mut Timer,
@@ -100,9 +100,9 @@ fn stream_read_bandwidth(
 ) -> anyhow::Result<f64> {
     let variant = catalog::module("stream_read").context("catalog module stream_read")?;
     let f = gpu.function(variant)?;
-    let (bytes, passes) = match from {
-        WeightsFrom::Hbm => (2usize << 30, 1),
-        WeightsFrom::L2 => ((gpu.info.l2_bytes / 4) & !0xfff, 40),
+    let (bytes, passes, launches): (usize, i32, usize) = match from {
+        WeightsFrom::Hbm => (2 << 30, 1, 1),
+        WeightsFrom::L2 => ((gpu.info.l2_bytes / 4) & !0xfff, 16, 10),
     };
     let mut src = gpu.stream.alloc_zeros::<u8>(bytes)?;
     gpu.stream.memset_zeros(&mut src)?;
@@ -116,7 +116,7 @@ fn stream_read_bandwidth(
     };
     let mut launch = || -> anyhow::Result<()> {
         let mut b = gpu.stream.launch_builder(f);
-        b.arg(&src).arg(&n16).arg(&mut sink);
+        b.arg(&src).arg(&n16).arg(&mut sink).arg(&passes);
         unsafe { b.launch(cfg) }?;
         Ok(())
     };
@@ -132,13 +132,13 @@ fn stream_read_bandwidth(
         }
         WeightsFrom::L2 => {
             launch()?; // brings the buffer into L2
-            let graph = Timer::capture(gpu, || (0..passes).try_for_each(|_| launch()))?;
+            let graph = Timer::capture(gpu, || (0..launches).try_for_each(|_| launch()))?;
             for _ in 0..samples {
                 times.push(timer.sample_graph(gpu, &graph)?);
             }
         }
     }
-    Ok((bytes * passes) as f64 / median(&times) / 1e3)
+    Ok((bytes * passes as usize * launches) as f64 / median(&times) / 1e3)
 }
 
 /// How many weight copies keep the L2 from serving repeats: at least 3 L2 sizes.
