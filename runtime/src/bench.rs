@@ -57,8 +57,10 @@ pub struct BenchReport {
     pub l2_read_bandwidth_gbs: Option<f64>,
     pub samples: usize,
     pub weights_from: WeightsFrom,
-    /// `--weights-from l2`: the keys and widths whose bytes exceed half the L2, so part
-    /// of them still streams from HBM.
+    /// `--weights-from l2`: the keys and widths whose bytes exceed a quarter of the L2,
+    /// whose times are not trusted as L2 times: on an H100 (two L2 partitions that may
+    /// both hold a line) 22 MB of t2 weights measured 7.7 µs in one run and 8.7-9.1 in
+    /// others (docs/results/h200-2026-12-06e, calls 2-4).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub larger_than_l2: Vec<String>,
     pub results: Vec<BenchRow>,
@@ -197,7 +199,7 @@ pub fn run(
             }
             let us = median(&whole);
             let bytes = inst.bytes(t);
-            if in_l2 && 2 * bytes > l2 {
+            if in_l2 && 4 * bytes > l2 {
                 larger_than_l2.push(format!("{key} T={width}"));
             }
             let gbs = bytes as f64 / us / 1e3;
@@ -257,7 +259,7 @@ pub fn print_table(report: &BenchReport) {
         );
         if !report.larger_than_l2.is_empty() {
             println!(
-                "weights larger than half the L2, partly from HBM: {}",
+                "bytes larger than a quarter of the L2, partly from HBM (not trusted as L2 times): {}",
                 report.larger_than_l2.join(", ")
             );
         }

@@ -17,8 +17,8 @@ pub enum WeightsFrom {
     #[default]
     Hbm,
     /// One copy, L2 left warm: the time without the HBM stream's limit, which bounds what
-    /// a card with more bandwidth can gain (analysis only; bytes larger than the L2 still
-    /// come partly from HBM).
+    /// a card with more bandwidth can gain (analysis only; bytes past about a quarter of
+    /// the L2 come partly from HBM, and `ninfer bench` flags them).
     L2,
 }
 
