@@ -62,7 +62,7 @@ pub struct BenchReport {
     /// both hold a line) 22 MB of t2 weights measured 7.7 µs in one run and 8.7-9.1 in
     /// others (docs/results/h200-2026-12-06e, calls 2-4).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub larger_than_l2: Vec<String>,
+    pub partly_from_hbm: Vec<String>,
     pub results: Vec<BenchRow>,
     /// Prompt attention (issue 7): every route of every format on the issue's cases.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -162,7 +162,7 @@ pub fn run(
     };
     let in_l2 = opts.weights_from == WeightsFrom::L2;
     let mut results = Vec::new();
-    let mut larger_than_l2 = Vec::new();
+    let mut partly_from_hbm = Vec::new();
     for routed::KeyOf { op, shape, key } in routed::implemented_keys(opts.only.as_deref()) {
         let family = op.family();
         let widths: Vec<u32> = opts
@@ -200,7 +200,7 @@ pub fn run(
             let us = median(&whole);
             let bytes = inst.bytes(t);
             if in_l2 && 4 * bytes > l2 {
-                larger_than_l2.push(format!("{key} T={width}"));
+                partly_from_hbm.push(format!("{key} T={width}"));
             }
             let gbs = bytes as f64 / us / 1e3;
             results.push(BenchRow {
@@ -235,7 +235,7 @@ pub fn run(
         l2_read_bandwidth_gbs: l2_read_gbs,
         samples: opts.samples,
         weights_from: opts.weights_from,
-        larger_than_l2,
+        partly_from_hbm,
         results,
         prompt,
         verify,
@@ -257,10 +257,10 @@ pub fn print_table(report: &BenchReport) {
             "weights served from L2 (--weights-from l2): times without the HBM stream's limit; \"of BW\" is of the L2's read bandwidth measured in this run, {:.0} GB/s",
             report.l2_read_bandwidth_gbs.unwrap_or(f64::NAN)
         );
-        if !report.larger_than_l2.is_empty() {
+        if !report.partly_from_hbm.is_empty() {
             println!(
                 "bytes larger than a quarter of the L2, partly from HBM (not trusted as L2 times): {}",
-                report.larger_than_l2.join(", ")
+                report.partly_from_hbm.join(", ")
             );
         }
     }
