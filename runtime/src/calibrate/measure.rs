@@ -59,6 +59,9 @@ pub struct Outcome {
     pub keys_off_compiled: usize,
     pub seconds: f64,
     pub detail: Vec<DetailLine>,
+    /// `WeightsFrom::L2`: keys whose weights pass a quarter of the L2, so their times are
+    /// partly HBM's (as `ninfer bench --weights-from l2` flags them).
+    pub partly_from_hbm: Vec<String>,
 }
 
 /// The route keys a selection measures, in the catalog's (sorted) order.
@@ -91,6 +94,10 @@ pub fn run(
             tracing::warn!("{key}: no GPU implementation in this build yet; not calibrated");
             continue;
         };
+        let shape = key.split_once('/').context("route key")?.1;
+        if weights_from == WeightsFrom::L2 && 4 * op.weight_bytes(shape)? > gpu.info.l2_bytes {
+            out.partly_from_hbm.push(key.clone());
+        }
         let bands = calibrate_key(gpu, &mut timer, op, &key, &mut out.detail, tick)?;
         if bands.iter().any(|(_, s)| !s.is_empty()) {
             out.keys_off_compiled += 1;

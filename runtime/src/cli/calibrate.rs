@@ -171,6 +171,12 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         }
     }
     if analysis_only {
+        if !outcome.partly_from_hbm.is_empty() {
+            eprintln!(
+                "weights larger than a quarter of the L2, partly from HBM (not trusted as L2 times): {}",
+                outcome.partly_from_hbm.join(", ")
+            );
+        }
         eprintln!(
             "{} keys timed with their weights in L2, {:.1} s; nothing stored",
             outcome.routes.len(),
