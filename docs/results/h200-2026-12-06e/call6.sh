@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# call 6: the session's end build (FINAL10 = main a43fc94) on whatever card comes.
+# call 6: the session's end build (FINAL10 = main 6dc90d3) on whatever card comes.
 # On an H200: the prepared call 1 (FINAL8's kernels are FINAL10's; only stream_read and the
 # tools differ), then (2) below if the budget allows. On an H100: (2) only:
 # (2) `ninfer bench` of 5120x6144 (t2, q4) from HBM and in L2 (the new stream_read's HBM and
-#     L2 bandwidths), and `ninfer-calibrate --weights-from l2` of one key into a fresh
+#     L2 bandwidths), and `ninfer-calibrate --weights-from l2` of two keys into a fresh
 #     profile path, which must stay absent (nothing stored).
 # Run: OUT=$OUT BUDGET=... bash call6.sh (carry target/ab/FINAL10 and target/ab/FINAL8).
 set -u
@@ -26,5 +26,5 @@ for mode in hbm l2; do
 done
 P=$(mktemp -d)/p.json
 [ $(left) -gt 20 ] || { say "budget: stopped before calibrate l2"; exit 0; }
-NINFER_DEVICE_PROFILES=$P timeout 60 $F/ninfer-calibrate --only t2_i8_small/5120x6144 --weights-from l2 > $OUT/cal-l2.txt 2>&1
-say "calibrate l2 rc=$? profile stored: $([ -e $P ] && echo yes || echo no)"; tail -2 $OUT/cal-l2.txt | tee -a "$S"
+NINFER_DEVICE_PROFILES=$P timeout 60 $F/ninfer-calibrate --only t2_i8_small/5120x --weights-from l2 > $OUT/cal-l2.txt 2>&1
+say "calibrate l2 rc=$? profile stored: $([ -e $P ] && echo yes || echo no)"; tail -3 $OUT/cal-l2.txt | tee -a "$S"
