@@ -28,3 +28,11 @@ P=$(mktemp -d)/p.json
 [ $(left) -gt 20 ] || { say "budget: stopped before calibrate l2"; exit 0; }
 NINFER_DEVICE_PROFILES=$P timeout 60 $F/ninfer-calibrate --only t2_i8_small/5120x --weights-from l2 > $OUT/cal-l2.txt 2>&1
 say "calibrate l2 rc=$? profile stored: $([ -e $P ] && echo yes || echo no)"; tail -3 $OUT/cal-l2.txt | tee -a "$S"
+# (3) scripts/device-run-new-schedules.sh (new, the generic form of calls 4-5) on two shipped
+#     schedules as its "trial" ones, one HBM round: that the script runs end to end.
+[ $(left) -gt 40 ] || { say "budget: stopped before device-run-new-schedules.sh"; exit 0; }
+OUT=$OUT/new-schedules BIN=$F FAMILY=t2_i8_small NEW="r16c8k8s2w1p0x1m0l4 r16c1k8s3w1p0x1m1" \
+  BASE=r16c8k8s2w1p0x1m0 WIDTHS=1,2,8 ROUNDS=1 MEMCHECK_KEY=t2_i8_small/5120x6144 \
+  timeout $(( $(left) - 5 )) bash scripts/device-run-new-schedules.sh > /dev/null 2>&1
+say "device-run-new-schedules.sh rc=$?"; tail -12 $OUT/new-schedules/summary-new-schedules.txt | cut -c1-160 | tee -a "$S"
+cd $OUT && tar -cJf /tmp/raw-call6.tar.xz new-schedules *.txt --exclude=summary-call6.txt 2>/dev/null && rm -rf new-schedules && mv /tmp/raw-call6.tar.xz $OUT/
