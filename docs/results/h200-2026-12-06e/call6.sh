@@ -35,4 +35,4 @@ OUT=$OUT/new-schedules BIN=$F FAMILY=t2_i8_small NEW="r16c8k8s2w1p0x1m0l4 r16c1k
   BASE=r16c8k8s2w1p0x1m0 WIDTHS=1,2,8 ROUNDS=1 MEMCHECK_KEY=t2_i8_small/5120x6144 \
   timeout $(( $(left) - 5 )) bash scripts/device-run-new-schedules.sh > /dev/null 2>&1
 say "device-run-new-schedules.sh rc=$?"; tail -12 $OUT/new-schedules/summary-new-schedules.txt | cut -c1-160 | tee -a "$S"
-cd $OUT && tar -cJf /tmp/raw-call6.tar.xz new-schedules *.txt --exclude=summary-call6.txt 2>/dev/null && rm -rf new-schedules && mv /tmp/raw-call6.tar.xz $OUT/
+cd $OUT && tar -cJf /tmp/raw-call6.tar.xz --exclude=summary-call6.txt new-schedules *.txt && rm -rf new-schedules && mv /tmp/raw-call6.tar.xz $OUT/
