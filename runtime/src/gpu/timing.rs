@@ -127,6 +127,16 @@ pub fn median(samples: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    /// The report's `weights_from` and the flag's values are the same words.
+    #[test]
+    fn weights_from_reads_and_prints_as_the_flag_says() {
+        use clap::ValueEnum as _;
+        for (v, word) in [(super::WeightsFrom::Hbm, "hbm"), (super::WeightsFrom::L2, "l2")] {
+            assert_eq!(serde_json::to_string(&v).unwrap(), format!("\"{word}\""));
+            assert_eq!(super::WeightsFrom::from_str(word, false).unwrap(), v);
+        }
+    }
+
     #[test]
     fn median_of_odd_and_even() {
         assert_eq!(super::median(&[3.0, 1.0, 2.0]), 2.0);
