@@ -131,7 +131,10 @@ mod tests {
     #[test]
     fn weights_from_reads_and_prints_as_the_flag_says() {
         use clap::ValueEnum as _;
-        for (v, word) in [(super::WeightsFrom::Hbm, "hbm"), (super::WeightsFrom::L2, "l2")] {
+        for (v, word) in [
+            (super::WeightsFrom::Hbm, "hbm"),
+            (super::WeightsFrom::L2, "l2"),
+        ] {
             assert_eq!(serde_json::to_string(&v).unwrap(), format!("\"{word}\""));
             assert_eq!(super::WeightsFrom::from_str(word, false).unwrap(), v);
         }
