@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # call 7 (PREPARED, not run): activations loaded one iteration ahead for the 8-column
 # per-warp t2 schedules (T = 2-8). Why: the T = 2-8 routes lose the most to HBM (L2 / HBM
-# 0.72-0.84, call 2), yet neither more weight bytes in flight (calls 4-5) nor more stages
+# 0.74-0.84, call 2), yet neither more weight bytes in flight (calls 4-5) nor more stages
 # helped. Unlike the T = 1 route (activations staged in shared memory), they load each
 # group's activations from L2 at the start of its iteration; under the HBM stream the L2's
 # latency grows, and that wait is on every iteration's chain. act_prefetch (p1, in the
