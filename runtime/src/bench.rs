@@ -57,10 +57,8 @@ pub struct BenchReport {
     pub l2_read_bandwidth_gbs: Option<f64>,
     pub samples: usize,
     pub weights_from: WeightsFrom,
-    /// `--weights-from l2`: the keys and widths whose bytes exceed a quarter of the L2,
-    /// whose times are not trusted as L2 times: on an H100 (two L2 partitions that may
-    /// both hold a line) 22 MB of t2 weights measured 7.7 µs in one run and 8.7-9.1 in
-    /// others (docs/results/h200-2026-12-06e, calls 2-4).
+    /// `--weights-from l2`: the keys and widths whose bytes are too many for L2 times
+    /// (`gpu::timing::partly_from_hbm`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub partly_from_hbm: Vec<String>,
     pub results: Vec<BenchRow>,
@@ -199,7 +197,7 @@ pub fn run(
             }
             let us = median(&whole);
             let bytes = inst.bytes(t);
-            if in_l2 && 4 * bytes > l2 {
+            if in_l2 && crate::gpu::timing::partly_from_hbm(bytes, l2) {
                 partly_from_hbm.push(format!("{key} T={width}"));
             }
             let gbs = bytes as f64 / us / 1e3;
@@ -257,11 +255,8 @@ pub fn print_table(report: &BenchReport) {
             "weights served from L2 (--weights-from l2): times without the HBM stream's limit; \"of BW\" is of the L2's read bandwidth measured in this run, {:.0} GB/s",
             report.l2_read_bandwidth_gbs.unwrap_or(f64::NAN)
         );
-        if !report.partly_from_hbm.is_empty() {
-            println!(
-                "bytes larger than a quarter of the L2, partly from HBM (not trusted as L2 times): {}",
-                report.partly_from_hbm.join(", ")
-            );
+        if let Some(note) = crate::gpu::timing::partly_from_hbm_note(&report.partly_from_hbm) {
+            println!("bytes {note}");
         }
     }
     println!(

@@ -59,8 +59,8 @@ pub struct Outcome {
     pub keys_off_compiled: usize,
     pub seconds: f64,
     pub detail: Vec<DetailLine>,
-    /// `WeightsFrom::L2`: keys whose weights pass a quarter of the L2, so their times are
-    /// partly HBM's (as `ninfer bench --weights-from l2` flags them).
+    /// `WeightsFrom::L2`: keys whose weights are too many for L2 times
+    /// (`gpu::timing::partly_from_hbm`), as `ninfer bench --weights-from l2` flags them.
     pub partly_from_hbm: Vec<String>,
 }
 
@@ -95,7 +95,9 @@ pub fn run(
             continue;
         };
         let shape = key.split_once('/').context("route key")?.1;
-        if weights_from == WeightsFrom::L2 && 4 * op.weight_bytes(shape)? > gpu.info.l2_bytes {
+        if weights_from == WeightsFrom::L2
+            && crate::gpu::timing::partly_from_hbm(op.weight_bytes(shape)?, gpu.info.l2_bytes)
+        {
             out.partly_from_hbm.push(key.clone());
         }
         let bands = calibrate_key(gpu, &mut timer, op, &key, &mut out.detail, tick)?;

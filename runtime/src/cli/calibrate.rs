@@ -171,11 +171,8 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
         }
     }
     if analysis_only {
-        if !outcome.partly_from_hbm.is_empty() {
-            eprintln!(
-                "weights larger than a quarter of the L2, partly from HBM (not trusted as L2 times): {}",
-                outcome.partly_from_hbm.join(", ")
-            );
+        if let Some(note) = crate::gpu::timing::partly_from_hbm_note(&outcome.partly_from_hbm) {
+            eprintln!("weights {note}");
         }
         eprintln!(
             "{} keys timed with their weights in L2, {:.1} s; nothing stored",

@@ -22,6 +22,23 @@ pub enum WeightsFrom {
     L2,
 }
 
+/// Whether `bytes` are too many for `WeightsFrom::L2` times to be L2 times: past a quarter
+/// of the L2. On an H100 (two L2 partitions, which may both hold a line) 22 MB of t2
+/// weights measured 7.7 µs in one run and 8.7-9.1 in others (docs/results/h200-2026-12-06e).
+pub fn partly_from_hbm(bytes: usize, l2_bytes: usize) -> bool {
+    4 * bytes > l2_bytes
+}
+
+/// The line that names what `partly_from_hbm` flagged, if anything.
+pub fn partly_from_hbm_note(flagged: &[String]) -> Option<String> {
+    (!flagged.is_empty()).then(|| {
+        format!(
+            "larger than a quarter of the L2, partly from HBM (not trusted as L2 times): {}",
+            flagged.join(", ")
+        )
+    })
+}
+
 pub struct Timer {
     weights_from: WeightsFrom,
     flush: CudaSlice<u8>,
@@ -138,6 +155,17 @@ mod tests {
             assert_eq!(serde_json::to_string(&v).unwrap(), format!("\"{word}\""));
             assert_eq!(super::WeightsFrom::from_str(word, false).unwrap(), v);
         }
+    }
+
+    /// On a 50 MB L2 (H100): t2 5120x6144's 8 MB are L2 times, 5120x17408's 22 MB are not.
+    #[test]
+    fn a_quarter_of_the_l2_is_the_line() {
+        let l2 = 50 << 20;
+        assert!(!super::partly_from_hbm(8 << 20, l2));
+        assert!(super::partly_from_hbm(22 << 20, l2));
+        assert_eq!(super::partly_from_hbm_note(&[]), None);
+        let note = super::partly_from_hbm_note(&["t2_i8_small/5120x17408".into()]).unwrap();
+        assert!(note.ends_with("t2_i8_small/5120x17408"), "{note}");
     }
 
     #[test]
