@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 6: the session's end build (FINAL10 = main 6dc90d3) on whatever card comes.
+# call 6: the session's end build (FINAL10 = main 6dc90d3 or later: build-ab.sh FINAL10 main) on whatever card comes.
 # On an H200: the prepared call 1 (FINAL8's kernels are FINAL10's; only stream_read and the
 # tools differ), then (2) below if the budget allows. On an H100: (2) only:
 # (2) `ninfer bench` of 5120x6144 (t2, q4) from HBM and in L2 (the new stream_read's HBM and
