@@ -80,18 +80,9 @@ pub fn read_bandwidth(gpu: &Gpu, timer: &mut Timer, samples: usize) -> anyhow::R
     stream_read_bandwidth(gpu, timer, samples, WeightsFrom::Hbm)
 }
 
-/// The L2's read bandwidth in GB/s (`--weights-from l2` compares with it): a graph of
-/// passes over a quarter of the L2, left warm; `timer` must not flush.
-fn l2_read_bandwidth(gpu: &Gpu, timer: &mut Timer, samples: usize) -> anyhow::Result<f64> {
-    anyhow::ensure!(
-        timer.weights_from() == WeightsFrom::L2,
-        "an L2 bandwidth needs a timer that keeps L2 warm"
-    );
-    stream_read_bandwidth(gpu, timer, samples, WeightsFrom::L2)
-}
-
-/// `stream_read`'s bandwidth in GB/s: from HBM, one flushed pass over 2 GiB; from L2, a
-/// graph of 10 launches of 16 passes each over a quarter of the L2.
+/// `stream_read`'s bandwidth in GB/s: from HBM, one flushed pass over 2 GiB; from L2 (what
+/// `--weights-from l2` compares with; `timer` must keep L2 warm), a graph of 10 launches of
+/// 16 passes each over a quarter of the L2.
 fn stream_read_bandwidth(
     gpu: &Gpu,
     timer: &mut Timer,
@@ -131,6 +122,10 @@ fn stream_read_bandwidth(
             }
         }
         WeightsFrom::L2 => {
+            anyhow::ensure!(
+                timer.weights_from() == WeightsFrom::L2,
+                "an L2 bandwidth needs a timer that keeps L2 warm"
+            );
             launch()?; // brings the buffer into L2
             let graph = Timer::capture(gpu, || (0..launches).try_for_each(|_| launch()))?;
             for _ in 0..samples {
@@ -156,7 +151,12 @@ pub fn run(
     let read_gbs = read_bandwidth(gpu, &mut timer, opts.samples.max(3))?;
     let l2_read_gbs = match opts.weights_from {
         WeightsFrom::Hbm => None,
-        WeightsFrom::L2 => Some(l2_read_bandwidth(gpu, &mut timer, opts.samples.max(3))?),
+        WeightsFrom::L2 => Some(stream_read_bandwidth(
+            gpu,
+            &mut timer,
+            opts.samples.max(3),
+            WeightsFrom::L2,
+        )?),
     };
     let in_l2 = opts.weights_from == WeightsFrom::L2;
     let mut results = Vec::new();
