@@ -11,6 +11,7 @@
 # (c) the prepared 06e call 7: activations one iteration ahead (act_prefetch p1) for the
 #     8-column per-warp t2 schedules at T = 2-8, through scripts/device-run-new-schedules.sh
 #     (also that script's first run).
+# (c8-act-prefetch-call1.diff of this folder: moved here from 06e after the call.)
 # Run: OUT=$OUT BUDGET=... bash call1.sh (carry target/ab/FINAL11 and target/ab/C8P1).
 set -u
 cd "$(dirname "$0")/../../.."
