@@ -19,7 +19,8 @@
 //     come by every lane's cp.async everywhere;
 //   - on sm_90a (compute_90a PTX) the chunk sums are wgmma m64n<8 x column_tiles>k32 with
 //     the decoded weights as the register A operand and the ring stage as B, waited for
-//     before their rescale (other warpgroups on the SM hide the wait); elsewhere each warp
+//     before their rescale (other warpgroups on the SM hide the wait; with words = 2 the
+//     next group's wgmma runs during it too); elsewhere each warp
 //     runs mma.sync on the same ring, so the variant is correct on every architecture;
 //   - B must hold, at wgmma's k position (k-step s, k), the activation byte that the pair
 //     codes put there for mma.sync lanes (docs/formats.md: lane q's 16-byte block of a
@@ -51,9 +52,13 @@
 #define T2W_N (T2W_CT * 8)          /* tokens per launch at most: the MMA's N */
 #define T2W_D (T2W_CT * 4)          /* accumulator registers per thread and chunk */
 #define T2W_LOOK {{ stages }}       /* groups ahead: ring copies of weights and activations */
-// Ring stages: a power of two (stage = group & (RING - 1)) above LOOK (group i + LOOK refills
-// the stage of group i - 1 or older, which every thread is done with after step i's barrier).
-#define T2W_RING (T2W_LOOK < 4 ? 4 : T2W_LOOK < 8 ? 8 : 16)
+// words = 2: a group's MMAs stay in flight while the previous group is rescaled (AHEAD = 1:
+// step i issues group i's wgmma, then waits for group i - 1's and rescales it).
+#define T2W_AHEAD ({{ words }} - 1)
+// Ring stages: a power of two (stage = group & (RING - 1)) above LOOK + AHEAD (group i + LOOK
+// refills the stage of group i - 1 - AHEAD or older, which every thread is done with, MMAs
+// and rescale, after step i's barrier).
+#define T2W_RING ((T2W_LOOK + T2W_AHEAD) < 4 ? 4 : (T2W_LOOK + T2W_AHEAD) < 8 ? 8 : 16)
 #define T2W_KS {{ k_split }}
 // cluster = 1 (sm_90 PTX): the k_split CTAs of a row tile are one cluster and sum their
 // slices through distributed shared memory (as q4_linear_add's schedules do) instead of
@@ -86,12 +91,13 @@
 // registers; with a 3-stage ring of 28 KiB five fit in shared memory too), 2 of two
 // (call 9: 3-5 % faster than 4 CTAs with 115 registers and a ring of 8 stages, T = 20-32);
 // the mma.sync path holds B fragments too and is bounded by the register file only.
-#define T2W_MIN_CTAS (T2W_WG ? (T2W_WARPS == 4 ? 5 : 2) : 1)
+// AHEAD holds two groups' sums and weights: at 128 registers ptxas serialized the wgmmas.
+#define T2W_MIN_CTAS (T2W_WG ? (T2W_WARPS == 4 ? (T2W_AHEAD ? 3 : 5) : 2) : 1)
 static_assert(T2W_WARPS == 4 || T2W_WARPS == 8, "one or two warpgroups");
 static_assert(T2W_LOOK >= 2, "group i + 1 has landed when group i is consumed");
-static_assert(T2W_LOOK < 16, "catalog.toml shared_bytes: the ring is the power of two above LOOK");
+static_assert(T2W_LOOK + T2W_AHEAD < 16, "catalog.toml shared_bytes: the ring is the power of two above LOOK + AHEAD");
 static_assert(T2W_CT == 1 || T2W_CT == 2 || T2W_CT == 4, "wgmma N = 8, 16, 32");
-static_assert({{ tiles_per_warp }} == 1 && {{ words }} == 1 && {{ act_prefetch }} == 0 && {{ act_smem }} == 0 &&
+static_assert({{ tiles_per_warp }} == 1 && ({{ words }} == 1 || {{ words }} == 2) && {{ act_prefetch }} == 0 && {{ act_smem }} == 0 &&
                   {{ one_token }} == 0 && {{ row_bands }} == 0,
               "the warpgroup schedule: one 16-row tile per warp, its own activation path");
 static_assert(!{{ cluster }} || T2W_KS <= 8, "a cluster holds at most 8 CTAs (portable size)");
@@ -145,8 +151,9 @@ __device__ __forceinline__ void t2w_wgmma(int (&d)[T2W_D], const unsigned int (&
 #endif
 
 // The chunk sums of one group (d[c]: chunk c's exact int32 sum) from the decoded weights
-// a[k-step] and the ring stage xq_s, complete on return.
-__device__ __forceinline__ void t2w_mma_group(int (&d)[2][T2W_D], const unsigned int (&a)[4][4], uint32_t xq_s,
+// a[k-step] and the ring stage xq_s: issued (wgmma: in flight until t2w_mma_retire; a and
+// d must not be touched until then), complete on return on the mma.sync path.
+__device__ __forceinline__ void t2w_mma_issue(int (&d)[2][T2W_D], const unsigned int (&a)[4][4], uint32_t xq_s,
                                               int g, int q)
 {
 #if T2W_WG
@@ -162,9 +169,6 @@ __device__ __forceinline__ void t2w_mma_group(int (&d)[2][T2W_D], const unsigned
     t2w_wgmma_first(d[1], a[2], desc + 4);
     t2w_wgmma(d[1], a[3], desc + 6);
     wgr_commit();
-    wgr_wait<0>();
-    t2w_pin(d[0]);
-    t2w_pin(d[1]);
 #else
 #pragma unroll
     for (int c = 0; c < 2; ++c)
@@ -183,6 +187,16 @@ __device__ __forceinline__ void t2w_mma_group(int (&d)[2][T2W_D], const unsigned
 #pragma unroll
             for (int e = 0; e < 4; ++e) d[s >> 1][4 * j + e] = o[e];
         }
+#endif
+}
+// Waits until at most IN_FLIGHT groups' MMAs are in flight: the sums d of the group issued
+// before them are complete.
+template <int IN_FLIGHT> __device__ __forceinline__ void t2w_mma_retire(int (&d)[2][T2W_D])
+{
+#if T2W_WG
+    wgr_wait<IN_FLIGHT>();
+    t2w_pin(d[0]);
+    t2w_pin(d[1]);
 #endif
 }
 
@@ -340,9 +354,15 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) T2W_CLUS
     const unsigned int tz = (unsigned int)(tid + t) >> 31;
     const unsigned int tab_x = NINFER_T2_XA | tz, tab_y = NINFER_T2_YA | tz;
 
-    // Step i: group i's MMAs and rescale; s = i mod RING, a constant where the caller
-    // unrolls (every stage offset then folds into the instructions).
-    auto step = [&](const int i, const int s) {
+    // Step i: group i's MMAs; with retire_prev group i - 1's rescale (its MMAs in flight
+    // since step i - 1), with retire_own group i's. s = i mod RING, a constant where the
+    // caller unrolls (every stage offset and register buffer b then folds into the
+    // instructions; RING is even, so b = i & 1).
+    int d[2][2][T2W_D];
+    unsigned int a[2][4][4];
+    unsigned int sc_prev = 0; // group i - 1's weight scales, kept for its rescale
+    auto step = [&](const int i, const int s, const bool retire_prev, const bool retire_own) {
+        const int b = s & 1;
         const int s1 = (s + 1) & (T2W_RING - 1), sf = (s + T2W_LOOK) & (T2W_RING - 1);
         // Stage i landed for every thread (after the barrier); i + 1 for this one.
         ninfer_cp_async_wait<T2W_LOOK - 2>();
@@ -353,32 +373,41 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) T2W_CLUS
         const uint32_t w_s = w_own + s * T2W_XW;
         const uint4 cw = wgr_lds_u4(w_s + 16 * lane);
         const unsigned int sc = wgr_lds_u32(w_s + 512 + 4 * g);
-        unsigned int a[4][4];
-        ninfer_decode_ternary_word(cw.x, a[0], tab_x, tab_y);
-        ninfer_decode_ternary_word(cw.y, a[1], tab_x, tab_y);
-        ninfer_decode_ternary_word(cw.z, a[2], tab_x, tab_y);
-        ninfer_decode_ternary_word(cw.w, a[3], tab_x, tab_y);
+        ninfer_decode_ternary_word(cw.x, a[b][0], tab_x, tab_y);
+        ninfer_decode_ternary_word(cw.y, a[b][1], tab_x, tab_y);
+        ninfer_decode_ternary_word(cw.z, a[b][2], tab_x, tab_y);
+        ninfer_decode_ternary_word(cw.w, a[b][3], tab_x, tab_y);
 #if T2W_L2PF
         prefetch(i + T2W_L2PF);
 #endif
-        int d[2][T2W_D];
 #if T2W_WG
-        // group i's codes landed (its stage's (i / RING)-th phase); no MMA is in flight here
+        // group i's codes landed (its stage's (i / RING)-th phase)
         wgr_mbar_wait(full + 8 * s, (i / T2W_RING) & 1);
 #endif
-        t2w_mma_group(d, a, ring + s * T2W_XQ, g, q);
-        t2w_rescale(acc, d, sc, ring + T2W_XF0 + s * T2W_XF, q);
+        t2w_mma_issue(d[b], a[b], ring + s * T2W_XQ, g, q);
+        if (retire_prev) {
+            t2w_mma_retire<1>(d[b ^ 1]);
+            t2w_rescale(acc, d[b ^ 1], sc_prev, ring + T2W_XF0 + ((s - 1) & (T2W_RING - 1)) * T2W_XF, q);
+        }
+        if (retire_own) {
+            t2w_mma_retire<0>(d[b]);
+            t2w_rescale(acc, d[b], sc, ring + T2W_XF0 + s * T2W_XF, q);
+        }
+        sc_prev = sc;
     };
     // Whole rounds of the ring unrolled, so every stage index is a constant; then the last
-    // groups (i is a multiple of RING, so their stages are 0, 1, ...).
+    // groups (i is a multiple of RING, so their stages are 0, 1, ...). AHEAD: within a
+    // round each group's MMAs run during the previous group's rescale; none stays in
+    // flight across the loop's back edge (ptxas serializes every wgmma then) or into the
+    // tail, whose steps retire their own.
     int i = 0;
     for (; i + T2W_RING <= GL; i += T2W_RING) {
 #pragma unroll
-        for (int u = 0; u < T2W_RING; ++u) step(i + u, u);
+        for (int u = 0; u < T2W_RING; ++u) step(i + u, u, T2W_AHEAD && u > 0, !T2W_AHEAD || u == T2W_RING - 1);
     }
 #pragma unroll
     for (int u = 0; u < T2W_RING - 1; ++u)
-        if (i + u < GL) step(i + u, u);
+        if (i + u < GL) step(i + u, u, false, true);
 
     NINFER_PDL_TRIGGER(); // the next kernel may be scheduled (it waits for this one)
 
