@@ -333,7 +333,9 @@ mod tests {
             let v = &crate::catalog::VARIANTS[i];
             let p = |name: &str| v.param(name).unwrap() as u32;
             let want = if p("wgmma") == 1 {
-                let ring = (p("stages") + 1).next_power_of_two().max(4);
+                // the power of two above stages + words - 1 (words = 2: one group's MMAs
+                // in flight besides the stages ahead)
+                let ring = (p("stages") + p("words")).next_power_of_two().max(4);
                 // alignment, the ring, 128 bytes of `full` mbarriers (T2W_SMEM)
                 1024 + ring * (8 * p("column_tiles") * (128 + 16 + 4) + p("k_warps") * 544) + 128
             } else if p("row_bands") == 1 {
