@@ -217,10 +217,15 @@ fn calibrate_key(
             if decide::verdict(true, ca, cb, diff) {
                 winner = contender.clone();
             }
-            note =
-                format!(
-                "confirm {contender} {ca:.2} vs compiled {cb:.2} µs, output diff {diff:.1e} → {}",
-                if winner.is_empty() { "keep compiled" } else { "switch" }
+            // In L2 nothing is stored: the verdict is what a calibration would decide.
+            let verdict = match (winner.is_empty(), timer.weights_from()) {
+                (true, WeightsFrom::Hbm) => "keep compiled",
+                (false, WeightsFrom::Hbm) => "switch",
+                (true, WeightsFrom::L2) => "would keep compiled",
+                (false, WeightsFrom::L2) => "would switch",
+            };
+            note = format!(
+                "confirm {contender} {ca:.2} vs compiled {cb:.2} µs, output diff {diff:.1e} → {verdict}"
             );
         }
         for (s, us) in &m.times {
