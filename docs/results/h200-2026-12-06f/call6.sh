@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 6: the build with r64c32k4s3w2p0x4m0clg in the catalog (FINAL12 = main 31a902c:
+# call 6 (and call 8 with BUILD=FINAL13): the build with r64c32k4s3w2p0x4m0clg in the catalog (FINAL12 = main 31a902c:
 # scripts/build-ab.sh FINAL12 main), on whichever card comes:
 # (1) `ninfer check --only t2_i8_small` (every variant, every width);
 # (2) device-run-recalibrate.sh SECOND=1 for this card's built-in entry: t2_i8_small on an
@@ -13,8 +13,8 @@ say() { echo "$@" | tee -a "$S"; }
 left() { echo $(( ${BUDGET:-575} - SECONDS )); }
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)
 say "$gpu"
-scripts/device-unpack.sh FINAL12 || exit 1
-F=/tmp/bin/FINAL12
+scripts/device-unpack.sh ${BUILD:-FINAL12} || exit 1
+F=/tmp/bin/${BUILD:-FINAL12}
 timeout 200 $F/ninfer check --only t2_i8_small > $OUT/check-t2.txt 2>&1
 rc=$?; say "check t2_i8_small rc=$rc (${SECONDS}s)"; grep -E "checks of|FAIL" $OUT/check-t2.txt | head -4 | tee -a "$S"
 [ $rc = 0 ] || exit 1
