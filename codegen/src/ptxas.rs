@@ -1,5 +1,6 @@
 //! ptxas resource check: assembles PTX for a real architecture with the wheel's
-//! `bin/ptxas -v` and reads registers and spill bytes per entry point.
+//! `bin/ptxas -v` and reads registers and spill bytes per entry point, and whether ptxas
+//! had to serialize an entry's wgmma (its C75xx performance advisories).
 
 use std::path::Path;
 use std::process::Command;
@@ -14,6 +15,10 @@ pub struct Resources {
     pub spill_stores: u32,
     pub spill_loads: u32,
     pub stack: u32,
+    /// ptxas's advisory when it serialized the entry's `wgmma.mma_async` (each then waits
+    /// for the previous: the warpgroup pipeline is gone), e.g. "C7514: ... due to non
+    /// wgmma instructions reading accumulator registers ...".
+    pub serialized_wgmma: Option<String>,
 }
 
 /// The register budget of a kernel launched with `threads` threads and at least one
@@ -88,7 +93,19 @@ pub fn assemble(cuda_root: &Path, ptx_file: &Path, arch: &str) -> Result<Vec<Res
 /// Parses `ptxas -v` output.
 pub fn parse_verbose(text: &str) -> Vec<Resources> {
     let mut out: Vec<Resources> = Vec::new();
+    // ptxas prints the advisory before the entry's own lines, naming it last in quotes
+    let mut serialized: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
+        if let Some(i) = line.find("wgmma.mma_async instructions are serialized") {
+            let code = line[..i]
+                .rsplit_once('(')
+                .and_then(|(_, c)| c.split_once(')'))
+                .map_or("", |(c, _)| c);
+            let mut quoted = line.rsplit('\'');
+            let (_, name) = (quoted.next(), quoted.next().unwrap_or(""));
+            serialized.push((name.to_string(), format!("{code}: {}", line[i..].trim())));
+            continue;
+        }
         if let Some(i) = line.find("Compiling entry function '") {
             let rest = &line[i + "Compiling entry function '".len()..];
             let name = rest.split('\'').next().unwrap_or("").to_string();
@@ -116,6 +133,16 @@ pub fn parse_verbose(text: &str) -> Vec<Resources> {
             if rest.contains("registers") {
                 cur.registers = first_number(rest);
             }
+        }
+    }
+    for (name, why) in serialized {
+        match out.iter_mut().find(|r| r.entry == name) {
+            Some(r) => r.serialized_wgmma = Some(why),
+            None => out.push(Resources {
+                entry: name,
+                serialized_wgmma: Some(why),
+                ..Default::default()
+            }),
         }
     }
     out

@@ -1,6 +1,8 @@
 //! Every variant of the real catalog assembles with the wheel's ptxas for sm_80,
 //! sm_86, sm_89, sm_90 and sm_120 with no spills and within its launch bounds'
-//! register budget, each from the PTX that architecture loads (a family's `ptx_archs`).
+//! register budget, each from the PTX that architecture loads (a family's `ptx_archs`),
+//! and no entry's wgmma serialized by ptxas (the warpgroup pipeline silently gone: e.g. a
+//! wgmma in flight across a loop's back edge whose sums other instructions read, C7514).
 //! Lists every offender.
 mod common;
 
@@ -118,6 +120,9 @@ fn every_variant_fits_every_architecture() {
                                 r.entry, r.spill_stores, r.spill_loads, r.registers
                             ));
                         }
+                        if let Some(why) = &r.serialized_wgmma {
+                            bad.push(format!("{} {arch}: ptxas serialized its wgmma ({why})", r.entry));
+                        }
                         if r.registers > budget {
                             bad.push(format!(
                                 "{} {arch}: {} registers > budget {budget} ({} threads, bounds {:?})",
@@ -156,6 +161,25 @@ ptxas info    : Used 96 registers, used 1 barriers, 8 bytes cumulative stack siz
             r[0].stack
         ),
         ("t2__a", 96, 4, 12, 8)
+    );
+    let advisory = "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized due to insufficient register resources for the function 't2__g'\n\
+ptxas info    : 0 bytes gmem\n\
+ptxas info    : Compiling entry function 't2__g' for 'sm_90a'\n\
+ptxas info    : Function properties for t2__g\n\
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
+ptxas info    : Used 118 registers, used 1 barriers\n";
+    let r = ninfer_codegen::ptxas::parse_verbose(advisory);
+    assert_eq!(
+        (r.len(), r[0].entry.as_str(), r[0].registers),
+        (1, "t2__g", 118)
+    );
+    assert_eq!(
+        r[0].serialized_wgmma.as_deref(),
+        Some("C7512: wgmma.mma_async instructions are serialized due to insufficient register resources for the function 't2__g'")
+    );
+    assert_eq!(
+        ninfer_codegen::ptxas::parse_verbose(text)[0].serialized_wgmma,
+        None
     );
     assert_eq!(register_budget(256), 255);
     assert_eq!(register_budget(512), 128);
