@@ -5,7 +5,8 @@ The kernels here are mostly issue- or latency-bound (docs/perf-notes-*.md), so t
 of instructions in their hot loops predicts a change's effect before device time is spent.
 For each entry point of a built variant this compiles the generated PTX with the pinned
 ptxas, disassembles it (nvdisasm from a pip wheel, installed into .cuda-tools/ on first
-use) and prints registers and spills, the static instruction count, and every loop (a
+use) and prints registers and spills, whether ptxas serialized the wgmma (its C75xx
+advisory), the static instruction count, and every loop (a
 backward branch and the code it jumps back over) with its size and opcode mix.
 
     scripts/sass_stats.py q4_linear_add__ring_c8_k8_s3_g4 [--arch sm_90] [--entry SUBSTR]
@@ -110,6 +111,10 @@ def main():
         m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
         if m and name:
             resources.setdefault(name, {})["spills"] = (int(m.group(1)), int(m.group(2)))
+        # printed before the entry's own lines, naming it in quotes
+        m = re.search(r"\((C\d+)\) Potential Performance Loss: (wgmma.*'(\S+)')", line)
+        if m:
+            resources.setdefault(m.group(3), {})["advisory"] = f"{m.group(1)}: {m.group(2)}"
 
     entries, labels = parse(sass)
     print(f"{args.variant} ({args.arch}; {os.path.relpath(ptx, ROOT)})")
@@ -120,6 +125,8 @@ def main():
         spills = r.get("spills", (0, 0))
         print(f"\n{entry}: {r.get('regs', '?')} registers, spills {spills[0]}/{spills[1]} bytes, "
               f"{len(code)} instructions")
+        if "advisory" in r:
+            print(f"  ptxas serialized the wgmma: {r['advisory']}")
         index = {addr: i for i, (addr, _, _) in enumerate(code)}
         for i, (addr, op, target) in enumerate(code):
             if not op.startswith("BRA") or target is None:
