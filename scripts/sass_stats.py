@@ -6,8 +6,8 @@ of instructions in their hot loops predicts a change's effect before device time
 For each entry point of a built variant this compiles the generated PTX with the pinned
 ptxas, disassembles it (nvdisasm from a pip wheel, installed into .cuda-tools/ on first
 use) and prints registers and spills, whether ptxas serialized the wgmma (its C75xx
-advisory), the static instruction count, and every loop (a
-backward branch and the code it jumps back over) with its size and opcode mix.
+advisory), the static instruction count, and every loop (a backward branch and the code
+it jumps back over) with its size and opcode mix.
 
     scripts/sass_stats.py q4_linear_add__ring_c8_k8_s3_g4 [--arch sm_90] [--entry SUBSTR]
     scripts/sass_stats.py q4_linear_add__small_t_c8 --min-loop 40
