@@ -101,8 +101,7 @@ pub fn parse_verbose(text: &str) -> Vec<Resources> {
                 .rsplit_once('(')
                 .and_then(|(_, c)| c.split_once(')'))
                 .map_or("", |(c, _)| c);
-            let mut quoted = line.rsplit('\'');
-            let (_, name) = (quoted.next(), quoted.next().unwrap_or(""));
+            let name = line.rsplit('\'').nth(1).unwrap_or("");
             serialized.push((name.to_string(), format!("{code}: {}", line[i..].trim())));
             continue;
         }
