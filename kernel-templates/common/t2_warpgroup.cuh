@@ -367,7 +367,9 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) T2W_CLUS
         // Stage i landed for every thread (after the barrier); i + 1 for this one.
         ninfer_cp_async_wait<T2W_LOOK - 2>();
         if (copies_xs && i + 1 < GL) convert(s1);
-        __syncthreads(); // also: every thread is past step i - 1, whose stage group i + LOOK may take
+        // also: every thread is past step i - 1, so done with group i - 1 - AHEAD (MMAs
+        // waited for, rescaled), whose stage group i + LOOK takes
+        __syncthreads();
         fill_weights(i + T2W_LOOK, sf);
         fill(i + T2W_LOOK, sf);
         const uint32_t w_s = w_own + s * T2W_XW;
