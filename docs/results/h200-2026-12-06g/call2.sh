@@ -14,7 +14,7 @@
 #     so it has no built-in entry): check, memcheck, two calibrations (compared offline
 #     with (a)'s B logs);
 # (d) scripts/device-run-ab.sh: `ninfer bench` of the built-in routes, A B A B.
-# Run: OUT=$OUT bash call2.sh (carry target/ab/TRIO: bins.tar.xz of FINAL13, BULK1 and RING8).
+# Run: OUT=$OUT bash call2.sh (carry target/ab/TRIO).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../../.."
@@ -22,9 +22,9 @@ case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
   *H200*) OUT=$OUT bash "$here/call1.sh"; exit 0 ;;
 esac
 S=$OUT/summary-call2.txt
-# the three builds' binaries in one xz stream (a 256 MiB dictionary: the copies share
-# most of their bytes), under 64 MiB of carry where three target/ab folders are not
-mkdir -p /tmp/bin && tar -xJf target/ab/TRIO/bins.tar.xz -C /tmp/bin || exit 1
+# the three builds as one bundle (scripts/bundle-ab.sh TRIO FINAL13 BULK1 RING8): under
+# 64 MiB of carry, where three target/ab folders are not
+scripts/device-unpack.sh TRIO || exit 1
 A=/tmp/bin/FINAL13 B=/tmp/bin/BULK1 C=/tmp/bin/RING8
 OUT=$OUT/cal A=$A B=$B CHECK=1 ONLY=t2_i8_small ROUNDS=2 MATCH=g WIDTHS=10,12,16,20,24,28,32 \
   timeout 300 bash scripts/device-run-calibrate-ab.sh > /dev/null 2>&1
