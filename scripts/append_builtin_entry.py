@@ -1,9 +1,19 @@
 #!/usr/bin/env python3
-"""Appends the first device entry of a profile file that `ninfer-calibrate --out` wrote to
+"""Writes the first device entry of a profile file that `ninfer-calibrate --out` wrote into
 the built-in table, in the table's own layout (one route key per line), with ORIGIN as its
 `origin` (the card, driver, CUDA and date; docs/builtin-profiles.md gets the history).
-Refuses a card the table already has: a recalibration is merged into that entry by hand.
-Usage: scripts/append_builtin_entry.py PROFILE runtime/src/profile/builtin-device-profiles.json ORIGIN"""
+
+    append_builtin_entry.py PROFILE BUILTIN ORIGIN
+        appends the entry; refuses a card the table already has
+    append_builtin_entry.py PROFILE BUILTIN ORIGIN --replace [--only PREFIX ...]
+        replaces that card's entry: whole, or with --only just the route keys under the
+        prefixes (the others kept; both entries must name the same route catalog, and the
+        calibration block becomes the profile's)
+
+The table is rewritten whole, so --replace first checks that the file is exactly what this
+script renders from it (nothing formatted by hand would be lost); otherwise nothing is written.
+BUILTIN is runtime/src/profile/builtin-device-profiles.json."""
+import argparse
 import json
 import sys
 
@@ -27,19 +37,67 @@ def entry_text(e, origin):
             f"      \"routes\": {{\n{routes}\n      }}\n    }}")
 
 
+def render(table_text, devices):
+    """The table file with these entries, in the layout the file has."""
+    head = table_text[: table_text.index('"devices": [') + len('"devices": [')]
+    return head + "\n" + ",\n".join(entry_text(e, e["origin"]) for e in devices) + "\n  ]\n}\n"
+
+
+def replaced(old, new, origin, only):
+    """The entry `old` with `new`'s routes (those under `only`, or all) and calibration."""
+    if not only:
+        return dict(new, origin=origin)
+    if old["calibration"]["route_catalog"] != new["calibration"]["route_catalog"]:
+        sys.exit(f"route catalogs differ ({old['calibration']['route_catalog']} in the table, "
+                 f"{new['calibration']['route_catalog']} in the profile): replace the entry whole")
+    taken = {k: v for k, v in new["routes"].items() if any(k.startswith(p) for p in only)}
+    if not taken:
+        sys.exit(f"the profile has no route key under {', '.join(only)}")
+    routes = {k: v for k, v in old["routes"].items() if not any(k.startswith(p) for p in only)}
+    routes.update(taken)
+    return dict(old, origin=origin, calibration=new["calibration"], routes=routes)
+
+
 def main():
-    prof, builtin, origin = sys.argv[1:4]
-    entry = json.load(open(prof))["devices"][0]
-    table = json.load(open(builtin))
-    if any(d["hardware_class"] == entry["hardware_class"] for d in table["devices"]):
-        sys.exit(f"{builtin} already has {entry['hardware_class']}: merge the routes into it by hand")
-    text = open(builtin).read()
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("profile")
+    ap.add_argument("builtin")
+    ap.add_argument("origin")
+    ap.add_argument("--replace", action="store_true", help="replace the card's entry instead of appending one")
+    ap.add_argument("--only", action="append", default=[], metavar="PREFIX",
+                    help="with --replace: only the route keys under PREFIX (repeatable)")
+    a = ap.parse_args()
+    if a.only and not a.replace:
+        ap.error("--only goes with --replace")
+    entry = json.load(open(a.profile))["devices"][0]
+    text = open(a.builtin).read()
+    table = json.loads(text)
+    same = [i for i, d in enumerate(table["devices"]) if d["hardware_class"] == entry["hardware_class"]]
+    if a.replace:
+        if not same:
+            sys.exit(f"{a.builtin} has no {entry['hardware_class']} entry to replace (append it without --replace)")
+        if render(text, table["devices"]) != text:
+            sys.exit(f"{a.builtin} is not in this script's layout: a rewrite would change more than the entry; not written")
+        i = same[0]
+        old = table["devices"][i]
+        table["devices"][i] = replaced(old, entry, a.origin, a.only)
+        out = render(text, table["devices"])
+        json.loads(out)  # still one JSON document
+        open(a.builtin, "w").write(out)
+        changed = sorted(k for k in set(old["routes"]) | set(table["devices"][i]["routes"])
+                         if old["routes"].get(k) != table["devices"][i]["routes"].get(k))
+        print(f"replaced {entry['hardware_class']}: {len(changed)} route keys changed"
+              + "".join(f"\n  {k}" for k in changed))
+        return
+    if same:
+        sys.exit(f"{a.builtin} already has {entry['hardware_class']}: --replace (with --only for some families)")
     tail = "\n  ]\n}\n"
     if not text.endswith(tail):
-        sys.exit(f"{builtin}: does not end with the devices array's close; not written")
-    text = text[: -len(tail)] + ",\n" + entry_text(entry, origin) + tail
+        sys.exit(f"{a.builtin}: does not end with the devices array's close; not written")
+    text = text[: -len(tail)] + ",\n" + entry_text(entry, a.origin) + tail
     json.loads(text)  # still one JSON document
-    open(builtin, "w").write(text)
+    open(a.builtin, "w").write(text)
     print("appended", entry["hardware_class"], len(entry["routes"]), "route keys")
 
 
