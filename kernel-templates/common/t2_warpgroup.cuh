@@ -291,17 +291,18 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) T2W_CLUS
     const __half* xs_src = (const __half*)wgr_opaque((size_t)(xs + (size_t)(copies_xs ? tid : 0) * ch + 2 * gb));
     const uint32_t xr_own = wgr_opaque(ring + T2W_XR0 + 4 * tid), xf_own = wgr_opaque(ring + T2W_XF0 + 16 * tid);
     // Group j's weights into its stage st (= j mod RING, a constant where the caller
-    // unrolls): every lane 16 bytes of codes, lanes 0 and 1 the scales.
-    auto fill_weights = [&](int j, int st) {
-        if (j < GL) {
+    // unrolls): every lane 16 bytes of codes, lanes 0 and 1 the scales. guard = false: the
+    // caller knows j < GL (no branch).
+    auto fill_weights = [&](int j, int st, bool guard = true) {
+        if (!guard || j < GL) {
             const uint32_t dst = w_own + st * T2W_XW;
             wgr_cp16(dst + 16 * lane, wq + (size_t)j * 32);
             if (lane < 2) wgr_cp16(dst + 512 + 16 * lane, sq + (size_t)j * 16);
         }
     };
     // Group j's activations into its stage st (the weights: fill_weights), committed.
-    auto fill = [&](int j, int st) {
-        if (j < GL) {
+    auto fill = [&](int j, int st, bool guard = true) {
+        if (!guard || j < GL) {
 #if T2W_WG
             wgr_by_warp0_lane(warp_u, [&]() {
                 wgr_mbar_expect(full + 8 * st, T2W_XQ); // the tensor copy's whole box
@@ -361,17 +362,18 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) T2W_CLUS
     int d[2][2][T2W_D];
     unsigned int a[2][4][4];
     unsigned int sc_prev = 0; // group i - 1's weight scales, kept for its rescale
-    auto step = [&](const int i, const int s, const bool retire_prev, const bool retire_own) {
+    // guard = false: the caller knows that group i + LOOK is in the K range (so is i + 1).
+    auto step = [&](const int i, const int s, const bool retire_prev, const bool retire_own, const bool guard) {
         const int b = s & 1;
         const int s1 = (s + 1) & (T2W_RING - 1), sf = (s + T2W_LOOK) & (T2W_RING - 1);
         // Stage i landed for every thread (after the barrier); i + 1 for this one.
         ninfer_cp_async_wait<T2W_LOOK - 2>();
-        if (copies_xs && i + 1 < GL) convert(s1);
+        if (copies_xs && (!guard || i + 1 < GL)) convert(s1);
         // also: every thread is past step i - 1, so done with group i - 1 - AHEAD (MMAs
         // waited for, rescaled), whose stage group i + LOOK takes
         __syncthreads();
-        fill_weights(i + T2W_LOOK, sf);
-        fill(i + T2W_LOOK, sf);
+        fill_weights(i + T2W_LOOK, sf, guard);
+        fill(i + T2W_LOOK, sf, guard);
         const uint32_t w_s = w_own + s * T2W_XW;
         const uint4 cw = wgr_lds_u4(w_s + 16 * lane);
         const unsigned int sc = wgr_lds_u32(w_s + 512 + 4 * g);
@@ -402,14 +404,25 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) T2W_CLUS
     // round each group's MMAs run during the previous group's rescale; none stays in
     // flight across the loop's back edge (ptxas serializes every wgmma then) or into the
     // tail, whose steps retire their own.
+    // The rounds whose copies (LOOK groups ahead) all fall in the K range run without the
+    // range checks (their branches), then the rest with them: 3-12 % faster on the H100
+    // (docs/perf-notes-t2.md, thirty-fourth session). Not with AHEAD: the second copy of its
+    // 8-stage round took it past its registers (168, spilling); not with 8 K-slices, whose
+    // short ranges (6-17 groups) ran 10-18 % slower with it.
     int i = 0;
+    if constexpr (!T2W_AHEAD && T2W_KS <= 4) {
+        for (; i + T2W_RING + T2W_LOOK <= GL; i += T2W_RING) {
+#pragma unroll
+            for (int u = 0; u < T2W_RING; ++u) step(i + u, u, false, true, false);
+        }
+    }
     for (; i + T2W_RING <= GL; i += T2W_RING) {
 #pragma unroll
-        for (int u = 0; u < T2W_RING; ++u) step(i + u, u, T2W_AHEAD && u > 0, !T2W_AHEAD || u == T2W_RING - 1);
+        for (int u = 0; u < T2W_RING; ++u) step(i + u, u, T2W_AHEAD && u > 0, !T2W_AHEAD || u == T2W_RING - 1, true);
     }
 #pragma unroll
     for (int u = 0; u < T2W_RING - 1; ++u)
-        if (i + u < GL) step(i + u, u, false, true);
+        if (i + u < GL) step(i + u, u, false, true, true);
 
     NINFER_PDL_TRIGGER(); // the next kernel may be scheduled (it waits for this one)
 
