@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the first device entry of a profile file that `ninfer-calibrate --out` wrote into
+"""Writes a device entry of a profile file that `ninfer-calibrate --out` wrote into
 the built-in table, in the table's own layout (one route key per line), with ORIGIN as its
 `origin` (the card, driver, CUDA and date; docs/builtin-profiles.md gets the history).
+The entry is the profile's only one, or the one --card names (its hardware class).
 
     append_builtin_entry.py PROFILE BUILTIN ORIGIN
         appends the entry; refuses a card the table already has
@@ -67,10 +68,19 @@ def main():
     ap.add_argument("--replace", action="store_true", help="replace the card's entry instead of appending one")
     ap.add_argument("--only", action="append", default=[], metavar="PREFIX",
                     help="with --replace: only the route keys under PREFIX (repeatable)")
+    ap.add_argument("--card", metavar="HARDWARE_CLASS", help="the profile's entry to take, where it has several")
     a = ap.parse_args()
     if a.only and not a.replace:
         ap.error("--only goes with --replace")
-    entry = json.load(open(a.profile))["devices"][0]
+    devices = json.load(open(a.profile))["devices"]
+    if a.card:
+        devices = [d for d in devices if d["hardware_class"] == a.card]
+        if not devices:
+            sys.exit(f"{a.profile} has no {a.card} entry")
+    elif len(devices) != 1:
+        sys.exit(f"{a.profile} has {len(devices)} entries "
+                 f"({', '.join(d['hardware_class'] for d in devices)}): name one with --card")
+    entry = devices[0]
     text = open(a.builtin).read()
     table = json.loads(text)
     same = [i for i, d in enumerate(table["devices"]) if d["hardware_class"] == entry["hardware_class"]]
