@@ -6,7 +6,7 @@ The entry is the profile's only one, or the one --card names (its hardware class
 
     append_builtin_entry.py PROFILE BUILTIN ORIGIN
         appends the entry; refuses a card the table already has
-    append_builtin_entry.py PROFILE BUILTIN ORIGIN --replace [--only PREFIX ...]
+    append_builtin_entry.py PROFILE BUILTIN ORIGIN --replace [--only PREFIX ...] [--card CLASS]
         replaces that card's entry: whole, or with --only just the route keys under the
         prefixes (the others kept; both entries must name the same route catalog, and the
         calibration block becomes the profile's)
@@ -51,12 +51,21 @@ def replaced(old, new, origin, only):
     if old["calibration"]["route_catalog"] != new["calibration"]["route_catalog"]:
         sys.exit(f"route catalogs differ ({old['calibration']['route_catalog']} in the table, "
                  f"{new['calibration']['route_catalog']} in the profile): replace the entry whole")
-    taken = {k: v for k, v in new["routes"].items() if any(k.startswith(p) for p in only)}
+    def under(key):
+        return any(key.startswith(p) for p in only)
+
+    taken = {k: v for k, v in new["routes"].items() if under(k)}
     if not taken:
         sys.exit(f"the profile has no route key under {', '.join(only)}")
-    routes = {k: v for k, v in old["routes"].items() if not any(k.startswith(p) for p in only)}
+    routes = {k: v for k, v in old["routes"].items() if not under(k)}
     routes.update(taken)
     return dict(old, origin=origin, calibration=new["calibration"], routes=routes)
+
+
+def write(path, text):
+    """The table written, once it still parses as one JSON document."""
+    json.loads(text)
+    open(path, "w").write(text)
 
 
 def main():
@@ -92,9 +101,7 @@ def main():
         i = same[0]
         old = table["devices"][i]
         table["devices"][i] = replaced(old, entry, a.origin, a.only)
-        out = render(text, table["devices"])
-        json.loads(out)  # still one JSON document
-        open(a.builtin, "w").write(out)
+        write(a.builtin, render(text, table["devices"]))
         changed = sorted(k for k in set(old["routes"]) | set(table["devices"][i]["routes"])
                          if old["routes"].get(k) != table["devices"][i]["routes"].get(k))
         print(f"replaced {entry['hardware_class']}: {len(changed)} route keys changed"
@@ -105,9 +112,7 @@ def main():
     tail = "\n  ]\n}\n"
     if not text.endswith(tail):
         sys.exit(f"{a.builtin}: does not end with the devices array's close; not written")
-    text = text[: -len(tail)] + ",\n" + entry_text(entry, a.origin) + tail
-    json.loads(text)  # still one JSON document
-    open(a.builtin, "w").write(text)
+    write(a.builtin, text[: -len(tail)] + ",\n" + entry_text(entry, a.origin) + tail)
     print("appended", entry["hardware_class"], len(entry["routes"]), "route keys")
 
 

@@ -404,11 +404,12 @@ extern "C" __global__ void __launch_bounds__(T2W_THREADS, T2W_MIN_CTAS) T2W_CLUS
     // round each group's MMAs run during the previous group's rescale; none stays in
     // flight across the loop's back edge (ptxas serializes every wgmma then) or into the
     // tail, whose steps retire their own.
-    // The rounds whose copies (LOOK groups ahead) all fall in the K range run without the
-    // range checks (their branches), then the rest with them: 3-12 % faster on the H100
-    // (docs/perf-notes-t2.md, thirty-fourth session). Not with AHEAD: the second copy of its
-    // 8-stage round took it past its registers (168, spilling); not with 8 K-slices, whose
-    // short ranges (6-17 groups) ran 10-18 % slower with it.
+    //
+    // First the rounds whose copies (LOOK groups ahead) all fall in the K range, with the
+    // range checks (their branches) compiled out: 2-12 % faster on the H100
+    // (docs/perf-notes-t2.md, thirty-fourth session). Not with AHEAD (the second copy of its
+    // 8-stage round took it past its registers: 168, spilling) nor with 8 K-slices (their
+    // short ranges, 6-17 groups, ran 10-18 % slower with it).
     int i = 0;
     if constexpr (!T2W_AHEAD && T2W_KS <= 4) {
         for (; i + T2W_RING + T2W_LOOK <= GL; i += T2W_RING) {
