@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# call 1: FINAL15 (= main 8e7164f, the at the session start: the kernels of 1d2ba2c and the
-# merged H100 entry). An H200: call 6 of 06f with FINAL15 (t2 check, the H200 entry's
+# call 1: FINAL15 (= main 8e7164f: the kernels of 1d2ba2c and the merged H100 entry).
+# An H200: call 6 of 06f with FINAL15 (t2 check, the H200 entry's
 # recalibration of q4 and t2 with a second calibration, baselines), bounded by BUDGET.
 # Any other card: device-run-baselines.sh of t2 and q4 on that card's built-in entry
 # (widths 1, 8, 16, 32, 64; PyTorch in the same run).
