@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# call 2: the session's last 290 s of device time, too few for call 1. On an H200, in order
+# call 2: the session's last 290 s of device time, too few for 06h call2.sh. On an H200, in order
 # of value: device-run-baselines.sh of t2 and q4 on FINAL15's built-in H200 entry (today's
 # kernels; PyTorch in the same run), `ninfer check --only t2_i8_small`, then the t2
 # recalibration with a second calibration, each only while BUDGET lasts.
